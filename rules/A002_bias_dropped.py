@@ -1,0 +1,37 @@
+"""Projection biases that a runtime never loads.
+
+## What it does
+Reports `attention_bias: true` or `mlp_bias: true` for runtimes that build every projection without bias.
+
+## Why it matters
+candle and mistral.rs request only `.weight` tensors: the bias tensors in the checkpoint are skipped without
+an error, and every layer computes something else (LLaMA-fied InternLM and Qwen checkpoints carry q/k/v/o
+biases).
+
+## Example
+```json
+{"attention_bias": true}
+```
+candle-llama will use false.
+
+## Fix safety
+No fix: the runtime has no bias to load them into.
+"""
+
+from cfglint.diagnostics import Finding
+from cfglint.rule import describe, uses
+
+CODE = "A002"
+NAME = "bias-dropped"
+SEVERITY = "error"
+
+
+def check(ctx):
+    if ctx.intent is None:
+        return
+    for key in ("attention_bias", "mlp_bias"):
+        if ctx.intent.values[key] is not True:
+            continue
+        effects = tuple(uses(n, v, key) for n, v in ctx.diverging(key))
+        if effects:
+            yield Finding(f"{key} is true, but the bias tensors are silently dropped: {describe(effects)}", "/" + key, effects)

@@ -1,0 +1,38 @@
+"""A runtime refuses the config: a required key is missing or a value has the wrong type.
+
+## What it does
+Reports the first error each runtime's config parser hits outside `rope_scaling`, in that runtime's own
+words (serde's for candle and mistral.rs): a missing required key, a float where an integer is required,
+a string where a number or boolean is required, a negative count.
+
+## Why it matters
+transformers 4 accepts almost anything and fills missing keys with Llama-2-7B defaults; the Rust runtimes
+stop. A config that "works in transformers" can still fail everywhere else.
+
+## Example
+```json
+{"hidden_size": 576.0}
+```
+candle-llama refuses to load (invalid type: floating point `576.0`, expected usize).
+
+## Fix safety
+No automatic fix.
+"""
+
+from cfglint.diagnostics import Finding
+from cfglint.rule import describe, fails
+
+CODE = "L001"
+NAME = "load-error"
+SEVERITY = "error"
+
+
+def check(ctx):
+    groups = {}
+    for name, view in ctx.failures({"missing", "type", "variant"}):
+        if view.failure.pointer.startswith("/rope_scaling"):
+            continue  # R004 says why
+        groups.setdefault(view.failure.pointer, []).append(fails(name, view))
+    for pointer, effects in groups.items():
+        key = pointer.rsplit("/", 1)[-1] or "config"
+        yield Finding(f"{key}: {describe(effects)}", pointer, tuple(effects))

@@ -1,0 +1,3 @@
+from cfglint.cli import run
+
+run()

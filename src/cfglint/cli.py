@@ -1,0 +1,144 @@
+"""The command line: `check`, `view`, `fix`, `rules`, `explain`. Every entry point returns an exit code.
+
+Exit codes: 0 clean, 1 findings (or a pending fix), 2 usage error, unreadable input or internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import click
+import typer
+
+from cfglint import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+app = typer.Typer(
+    name="cfglint",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Find where model runtimes read a Hugging Face config.json differently from transformers, and fix it.",
+)
+
+PathsArg = typer.Argument(..., metavar="PATH...", help="Model directories or config.json files.")
+ConsumerOpt = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
+
+
+class UsageError(click.UsageError):
+    pass
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"cfglint {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    pass
+
+
+@app.command()
+def check(
+    paths: List[str] = PathsArg,
+    consumer: Optional[List[str]] = ConsumerOpt,
+    output_format: str = typer.Option("full", "--format", help="full, concise or json."),
+) -> int:
+    """Report every place where a runtime will read a different model than transformers means."""
+    from cfglint.report import FORMATS, renderer
+    from cfglint.report.full_format import summary
+    from cfglint.report.style import for_stream
+    from cfglint.session import Session
+
+    if output_format not in FORMATS:
+        raise UsageError(f"unknown format {output_format!r} (choose from {', '.join(FORMATS)})")
+    session = Session(consumer)
+    results = session.check_all(paths)
+    diagnostics = [d for r in results for d in r.diagnostics]
+    docs = {r.display: r.ctx.doc for r in results}
+    style = for_stream(sys.stdout)
+    text = renderer(output_format)(diagnostics, docs, style)
+    if output_format == "full":
+        text += summary(diagnostics)
+    sys.stdout.write(text)
+    return session.exit_code(diagnostics)
+
+
+@app.command()
+def view(
+    paths: List[str] = PathsArg,
+    consumer: Optional[List[str]] = ConsumerOpt,
+    output_format: str = typer.Option("table", "--format", help="table or json."),
+) -> int:
+    """Show what transformers means and what each runtime reads, side by side."""
+    from cfglint.session import Session
+    from cfglint.viewing import render_json, render_table
+
+    if output_format not in ("table", "json"):
+        raise UsageError(f"unknown format {output_format!r} (choose from table, json)")
+    session = Session(consumer)
+    results = [r for r in session.check_all(paths)]
+    render = render_json if output_format == "json" else render_table
+    sys.stdout.write(render(results))
+    return session.exit_code([])
+
+
+@app.command()
+def rules(output_format: str = typer.Option("table", "--format", help="table or json.")) -> int:
+    """List the rules."""
+    import json
+
+    from cfglint.rule import load_builtin
+
+    loaded = load_builtin()
+    if output_format == "json":
+        data = [{"code": r.code, "name": r.name, "severity": r.severity.value, "summary": r.summary} for r in loaded]
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    elif output_format == "table":
+        for r in loaded:
+            sys.stdout.write(f"{r.code}  {r.name:<28} {r.severity.value:<8} {r.summary}\n")
+    else:
+        raise UsageError(f"unknown format {output_format!r} (choose from table, json)")
+    return EXIT_CLEAN
+
+
+@app.command()
+def explain(code: str = typer.Argument(..., help="A rule code such as R001, or its name.")) -> int:
+    """Print a rule's documentation."""
+    from cfglint.rule import load_builtin
+
+    for r in load_builtin():
+        if code.upper() == r.code or code == r.name:
+            sys.stdout.write(f"# {r.code} {r.name} ({r.severity.value})\n\n{r.doc.strip()}\n")
+            return EXIT_CLEAN
+    raise UsageError(f"unknown rule {code!r} (see `cfglint rules`)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        result = app(args=argv, prog_name="cfglint", standalone_mode=False)
+    except click.exceptions.Exit as exit_:
+        return exit_.exit_code
+    except click.UsageError as err:
+        err.show()
+        return EXIT_ERROR
+    except click.ClickException as err:
+        err.show()
+        return EXIT_ERROR
+    except click.exceptions.Abort:
+        sys.stderr.write("cfglint: aborted\n")
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_ERROR
+    return result if isinstance(result, int) else EXIT_CLEAN
+
+
+def run() -> None:
+    sys.exit(main())

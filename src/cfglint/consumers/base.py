@@ -1,0 +1,63 @@
+"""A consumer profile: the schema of what one runtime reads, and the view it ends up with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from cfglint.reading import Reading
+
+if TYPE_CHECKING:
+    from cfglint.document import Document
+    from cfglint.intent import Intent
+
+LOADS, ERROR, PANIC, NOT_APPLICABLE = "loads", "error", "panic", "not-applicable"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a consumer will not load the model, in the runtime's own words where it has them."""
+
+    message: str
+    pointer: str  # the member that causes it ("" for the whole document)
+    kind: str  # "syntax" | "missing" | "type" | "variant" | "duplicate" | "shape"
+    outcome: str = ERROR  # or PANIC
+
+
+@dataclass
+class View(Reading):
+    consumer: str = ""
+    outcome: str = LOADS
+    failure: Failure | None = None
+    ignored: list[str] = field(default_factory=list)  # top-level keys the consumer never looks at
+
+    @property
+    def message(self) -> str | None:
+        return self.failure.message if self.failure else None
+
+    def to_json(self) -> dict:
+        return {"outcome": self.outcome, "message": self.message, "values": self.values}
+
+
+class Consumer:
+    """One runtime's reading of a config.json. Subclasses set the class attributes and implement read()."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]  # e.g. "candle-transformers 0.11 models/llama.rs"
+    source: ClassVar[str]  # upstream repository, path and tag or commit the profile encodes
+
+    def applies(self, intent: Intent) -> bool:
+        return intent.is_llama
+
+    def read(self, doc: Document, intent: Intent) -> View:
+        raise NotImplementedError
+
+    def view(self, doc: Document, intent: Intent) -> View:
+        if not self.applies(intent):
+            kind = intent.model_type or "unknown"
+            return View(
+                consumer=self.name,
+                outcome=NOT_APPLICABLE,
+                failure=Failure(f"model_type {kind!r} is not Llama-family; the {self.name} profile does not apply", "/model_type", "not-applicable", NOT_APPLICABLE),
+            )
+        return self.read(doc, intent)

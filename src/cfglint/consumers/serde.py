@@ -1,0 +1,180 @@
+"""Reading a config the way Rust's serde_json + `#[derive(Deserialize)]` does, through a pydantic schema.
+
+A profile declares its struct as a pydantic model whose fields carry `Rust("usize")`-style markers. serde
+walks the JSON in document order and stops at the first problem; pydantic reports every problem at once. So
+each pydantic error is translated into serde's wording and ordered by where serde would meet it: members in
+document order, then missing fields (declaration order) when their object closes. Unknown keys are ignored,
+as serde does without `deny_unknown_fields`; a known key written twice is serde's "duplicate field" error.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from cfglint.consumers.base import Failure
+from cfglint.document import Document, escape
+
+
+@dataclass(frozen=True)
+class Rust:
+    """The Rust type a field deserializes into, as serde names it in errors."""
+
+    name: str
+    untagged: bool = False  # an untagged enum: serde reports one error for all variants
+
+
+def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
+    """The struct serde builds from the document, or the first error serde reports."""
+    if doc.bom or doc.literals:
+        # serde_json accepts neither a byte-order mark nor NaN/Infinity; it stops at the first.
+        pointer = "" if doc.bom else doc.literals[0].pointer
+        return Failure("expected value", pointer, "syntax")
+    candidates: list[tuple[float, Failure]] = []
+    for dup in doc.duplicates:
+        parent, _, key = dup.pointer.rpartition("/")
+        if _field_model(model, parent) is not None and key in _field_model(model, parent).model_fields:
+            offset = doc.spans[dup.pointer].key_start or 0
+            candidates.append((offset, Failure(f"duplicate field `{key}`", dup.pointer, "duplicate")))
+    data = doc.data
+    if not isinstance(data, dict):
+        return Failure(f"invalid type: {_unexpected(data)}, expected struct {model.__name__}", "", "type")
+    try:
+        parsed = model.model_validate(data)
+    except ValidationError as err:
+        for error in _collapse_untagged(model, err.errors()):
+            candidates.append(_translate(model, doc, error))
+        parsed = None
+    if candidates:
+        return min(candidates, key=lambda c: c[0])[1]
+    assert parsed is not None
+    return parsed
+
+
+def _field_model(model: type[BaseModel], pointer: str) -> type[BaseModel] | None:
+    """The struct that a JSON Pointer's object deserializes into, if it is one."""
+    for part in [p for p in pointer.split("/") if p]:
+        info = model.model_fields.get(part)
+        nested = _nested_model(info.annotation) if info else None
+        if nested is None:
+            return None
+        model = nested
+    return model
+
+
+def _nested_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _nested_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _marker(model: type[BaseModel], loc: tuple) -> Rust | None:
+    info = None
+    for part in loc:
+        if info is not None:
+            nested = _nested_model(info.annotation)
+            if nested is None:
+                break
+            model = nested
+        info = model.model_fields.get(part) if isinstance(part, str) else None
+        if info is None:
+            break
+    if info is None:
+        return None
+    for meta in info.metadata:
+        if isinstance(meta, Rust):
+            return meta
+    for arg in typing.get_args(info.annotation):
+        for meta in getattr(arg, "__metadata__", ()):
+            if isinstance(meta, Rust):
+                return meta
+    return None
+
+
+def _field_loc(model: type[BaseModel], loc: tuple) -> tuple:
+    """Strip pydantic's union-branch tags from a location, keeping field names."""
+    out: list = []
+    current: type[BaseModel] | None = model
+    for part in loc:
+        if current is not None and isinstance(part, str) and part in current.model_fields:
+            out.append(part)
+            current = _nested_model(current.model_fields[part].annotation)
+        elif isinstance(part, int) and out:
+            out.append(part)
+    return tuple(out)
+
+
+def _collapse_untagged(model: type[BaseModel], errors: list[dict]) -> list[dict]:
+    out, seen = [], set()
+    for error in errors:
+        loc = _field_loc(model, error["loc"])
+        marker = _marker(model, loc[:1] if loc else loc)
+        if marker is not None and marker.untagged:
+            if loc[:1] in seen:
+                continue
+            seen.add(loc[:1])
+            out.append({"type": "untagged", "loc": loc[:1], "marker": marker})
+            continue
+        error = dict(error, loc=loc)
+        out.append(error)
+    return out
+
+
+def _pointer(loc: tuple) -> str:
+    return "".join("/" + escape(str(p)) for p in loc)
+
+
+def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[float, Failure]:
+    loc, kind = error["loc"], error["type"]
+    pointer = _pointer(loc)
+    marker = error.get("marker") or _marker(model, loc)
+    expected = marker.name if marker else "a valid value"
+    if kind == "missing":
+        parent = _pointer(loc[:-1])
+        span = doc.spans.get(parent)
+        order = (span.end if span else len(doc.text)) + _declaration_index(model, loc) / 1000
+        return order, Failure(f"missing field `{loc[-1]}`", pointer, "missing")
+    span = doc.spans.get(pointer)
+    order = float(span.start if span else len(doc.text))
+    value = error.get("input")
+    if kind == "untagged":
+        return order, Failure(f"data did not match any variant of untagged enum {expected.split()[-1]}", pointer, "type")
+    if kind in ("greater_than_equal", "less_than_equal", "less_than", "greater_than"):
+        return order, Failure(f"invalid value: {_unexpected(value)}, expected {expected}", pointer, "type")
+    if kind == "literal_error":
+        if isinstance(value, str):
+            variants = " or ".join(f"`{v}`" for v in error["ctx"]["expected"].replace("'", "").split(" or "))
+            return order, Failure(f"unknown variant `{value}`, expected {variants}", pointer, "variant")
+        return order, Failure(f"invalid type: {_unexpected(value)}, expected variant identifier", pointer, "type")
+    return order, Failure(f"invalid type: {_unexpected(value)}, expected {expected}", pointer, "type")
+
+
+def _declaration_index(model: type[BaseModel], loc: tuple) -> int:
+    owner = _field_model(model, _pointer(loc[:-1])) or model
+    names = list(owner.model_fields)
+    return names.index(loc[-1]) if loc[-1] in names else len(names)
+
+
+def _unexpected(value: Any) -> str:
+    """serde's `Unexpected` display for a JSON value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean `{'true' if value else 'false'}`"
+    if isinstance(value, int):
+        return f"integer `{value}`"
+    if isinstance(value, float):
+        return f"floating point `{value!r}`"
+    if isinstance(value, str):
+        return f"string {json.dumps(value, ensure_ascii=False)}"
+    if isinstance(value, list):
+        return "sequence"
+    return "map"

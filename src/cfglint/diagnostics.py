@@ -1,0 +1,115 @@
+"""What a rule reports: a diagnostic, the consumers it affects, and an optional fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Severity(str, Enum):
+    ERROR = "error"  # a consumer fails to load, or silently computes a different model
+    WARNING = "warning"  # a consumer may behave differently than the producer meant
+    INFO = "info"  # worth knowing; never fails a run
+
+    @property
+    def rank(self) -> int:
+        return {"error": 2, "warning": 1, "info": 0}[self.value]
+
+
+class Applicability(str, Enum):
+    """As in ruff: safe fixes apply by default, unsafe ones on request, display-only ones never."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY = "display-only"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A JSON-level change: set (add or replace) or remove the member at pointer."""
+
+    op: str  # "set" | "remove"
+    pointer: str
+    value: Any = None
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"op": self.op, "pointer": self.pointer}
+        if self.op == "set":
+            out["value"] = self.value
+        return out
+
+
+@dataclass(frozen=True)
+class Fix:
+    message: str
+    applicability: Applicability
+    edits: tuple[Edit, ...]
+
+    def to_json(self) -> dict:
+        return {
+            "message": self.message,
+            "applicability": self.applicability.value,
+            "edits": [e.to_json() for e in self.edits],
+        }
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What one consumer does about the problem: the value it uses, or how it fails."""
+
+    consumer: str
+    outcome: str  # "uses" | "ignores" | "error" | "panic" | "reads"
+    value: Any = None
+    detail: str = ""
+
+    def to_json(self) -> dict:
+        return {"consumer": self.consumer, "outcome": self.outcome, "value": self.value, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule yields; the engine adds the code, severity and location."""
+
+    message: str
+    pointer: str = ""
+    effects: tuple[Effect, ...] = ()
+    fix: Fix | None = None
+    severity: Severity | None = None  # overrides the rule's default when set
+    offset: int | None = None  # for problems located by offset rather than pointer (syntax)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    path: str
+    line: int
+    column: int
+    pointer: str
+    effects: tuple[Effect, ...] = ()
+    fix: Fix | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def consumers(self) -> list[str]:
+        return list(dict.fromkeys(e.consumer for e in self.effects))
+
+    def to_json(self) -> dict:
+        out = {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "pointer": self.pointer,
+            "consumers": self.consumers,
+            "effects": [e.to_json() for e in self.effects],
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+        out.update(self.extra)
+        return out

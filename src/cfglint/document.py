@@ -1,0 +1,289 @@
+"""A JSON document that remembers where everything is.
+
+The standard library's parser throws positions away and silently keeps the last of two duplicate keys; a
+linter needs both. This parser is iterative (a 100,000-deep file cannot blow the stack), accepts the
+non-standard literals Python's json module accepts (NaN, Infinity) so that it reads what transformers
+reads, and records them so rules can say who else will not.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_BYTES = 16 * 1024 * 1024  # configs are kilobytes; anything this big is not one
+MAX_DEPTH = 512
+
+
+@dataclass(frozen=True)
+class Span:
+    """Character offsets of one member: its key (objects only) and its value."""
+
+    key_start: int | None
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    pointer: str  # the member's pointer; the document keeps the last occurrence
+    earlier: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Literal:
+    pointer: str
+    text: str  # NaN, Infinity or -Infinity
+    offset: int
+
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    """Why the bytes are not a JSON document; offset is in characters when the text decoded."""
+
+    message: str
+    offset: int
+
+
+@dataclass
+class Document:
+    path: Path
+    text: str
+    data: Any = None
+    spans: dict[str, Span] = field(default_factory=dict)
+    duplicates: list[Duplicate] = field(default_factory=list)
+    literals: list[Literal] = field(default_factory=list)
+    syntax: SyntaxProblem | None = None
+    bom: bool = False
+    _line_starts: list[int] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.syntax is None
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset; columns count characters."""
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", self.text)]
+        line = bisect.bisect_right(self._line_starts, offset) - 1
+        return line + 1, offset - self._line_starts[line] + 1
+
+    def locate(self, pointer: str) -> tuple[int, int]:
+        """Where a pointer's key is written; for a missing key, its nearest existing parent."""
+        while True:
+            span = self.spans.get(pointer)
+            if span is not None:
+                return self.position(span.key_start if span.key_start is not None else span.start)
+            if pointer == "":
+                return 1, 1
+            pointer = pointer.rsplit("/", 1)[0]
+
+    def line_text(self, line: int) -> str:
+        self.position(0)
+        assert self._line_starts is not None
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] if line < len(self._line_starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+
+def escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def pointer_of(*keys: str | int) -> str:
+    return "".join("/" + escape(str(k)) for k in keys)
+
+
+def load(path: Path) -> Document:
+    """Read and parse one file; OSError propagates so the caller can report an unreadable path."""
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        doc = Document(path=path, text="")
+        doc.syntax = SyntaxProblem(f"file is {size / 1e6:.1f} MB, larger than any config ({MAX_BYTES >> 20} MiB); not parsed", 0)
+        return doc
+    return parse(path, path.read_bytes())
+
+
+def parse(path: Path, raw: bytes) -> Document:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        # Report the position in the text that did decode, so line:col points at the bad byte.
+        good = raw[: err.start].decode("utf-8")
+        doc = Document(path=path, text=good)
+        doc.syntax = SyntaxProblem(f"not valid UTF-8: byte 0x{raw[err.start]:02x}", len(good))
+        return doc
+    doc = Document(path=path, text=text)
+    start = 0
+    if text.startswith("\ufeff"):
+        doc.bom = True
+        start = 1
+    try:
+        doc.data = _Parser(doc, start).parse()
+    except _Error as err:
+        doc.syntax = SyntaxProblem(err.message, err.offset)
+        doc.data = None
+        doc.spans.clear()
+    return doc
+
+
+class _Error(Exception):
+    def __init__(self, message: str, offset: int):
+        self.message, self.offset = message, offset
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+_NONSTANDARD = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+
+
+class _Frame:
+    """An object or array being built, with the pointer and span bookkeeping for its members."""
+
+    __slots__ = ("container", "pointer", "start", "key", "key_start", "seen")
+
+    def __init__(self, container: dict | list, pointer: str, start: int):
+        self.container = container
+        self.pointer = pointer
+        self.start = start
+        self.key: str | None = None
+        self.key_start: int | None = None
+        self.seen: dict[str, list[Span]] = {}
+
+
+class _Parser:
+    def __init__(self, doc: Document, pos: int):
+        self.doc = doc
+        self.text = doc.text
+        self.pos = pos
+
+    def skip_ws(self) -> None:
+        self.pos = _WS.match(self.text, self.pos).end()
+
+    def fail(self, message: str, offset: int | None = None) -> _Error:
+        return _Error(message, self.pos if offset is None else offset)
+
+    def parse(self) -> Any:
+        self.skip_ws()
+        value = self.parse_value()
+        self.skip_ws()
+        if self.pos != len(self.text):
+            raise self.fail("extra data after the top-level value")
+        return value
+
+    def scalar(self) -> tuple[bool, Any]:
+        """Parse a scalar at pos; (False, None) when the next value is a container."""
+        text, pos = self.text, self.pos
+        if pos >= len(text):
+            raise self.fail("unexpected end of file: expected a value")
+        ch = text[pos]
+        if ch in "{[":
+            return False, None
+        if ch == '"':
+            m = _STRING.match(text, pos)
+            if not m:
+                raise self.fail("unterminated string or invalid escape")
+            self.pos = m.end()
+            return True, json.loads(m.group())
+        m = _NUMBER.match(text, pos)
+        if m and not text.startswith("-Infinity", pos):
+            self.pos = m.end()
+            token = m.group()
+            return True, float(token) if any(c in token for c in ".eE") else int(token)
+        for word, value in (*_LITERALS.items(), *_NONSTANDARD.items()):
+            if text.startswith(word, pos):
+                self.pos = pos + len(word)
+                if word in _NONSTANDARD:
+                    self.doc.literals.append(Literal(self.current_pointer, word, pos))
+                return True, value
+        raise self.fail(f"expected a value, found {text[pos]!r}")
+
+    def parse_value(self) -> Any:
+        # An explicit stack of open containers instead of recursion.
+        stack: list[_Frame] = []
+        self.current_pointer = ""
+        while True:
+            start = self.pos
+            is_scalar, value = self.scalar()
+            if not is_scalar:
+                if len(stack) >= MAX_DEPTH:
+                    raise self.fail(f"nesting deeper than {MAX_DEPTH} levels")
+                frame = _Frame({} if self.text[start] == "{" else [], self.current_pointer, start)
+                self.pos += 1
+                stack.append(frame)
+                if self.open_member(frame):
+                    continue
+                stack.pop()
+                value = frame.container
+            # A value is complete: attach it, closing every container that ends here, until a member opens.
+            while stack:
+                parent = stack[-1]
+                self.attach(parent, value, start, self.pos)
+                self.skip_ws()
+                closing = "}" if isinstance(parent.container, dict) else "]"
+                if self.text.startswith(",", self.pos):
+                    self.pos += 1
+                    self.skip_ws()
+                    if self.text.startswith(closing, self.pos):
+                        raise self.fail(f"trailing comma before '{closing}'")
+                    self.begin_member(parent)
+                    break
+                if not self.text.startswith(closing, self.pos):
+                    raise self.fail(f"expected ',' or '{closing}'")
+                self.pos += 1
+                stack.pop()
+                self.record_duplicates(parent)
+                value, start = parent.container, parent.start
+            else:
+                self.doc.spans[""] = Span(None, start, self.pos)
+                return value
+
+    def open_member(self, frame: _Frame) -> bool:
+        """After '{' or '[': True when a first member follows, False for an empty container."""
+        self.skip_ws()
+        closing = "}" if isinstance(frame.container, dict) else "]"
+        if self.text.startswith(closing, self.pos):
+            self.pos += 1
+            return False
+        self.begin_member(frame)
+        return True
+
+    def begin_member(self, frame: _Frame) -> None:
+        if isinstance(frame.container, dict):
+            key_start = self.pos
+            m = _STRING.match(self.text, self.pos)
+            if not m:
+                raise self.fail("expected a property name in double quotes")
+            frame.key, frame.key_start = json.loads(m.group()), key_start
+            self.pos = m.end()
+            self.skip_ws()
+            if not self.text.startswith(":", self.pos):
+                raise self.fail("expected ':' after property name")
+            self.pos += 1
+            self.current_pointer = frame.pointer + "/" + escape(frame.key)
+        else:
+            frame.key, frame.key_start = str(len(frame.container)), None
+            self.current_pointer = frame.pointer + "/" + frame.key
+        self.skip_ws()
+
+    def attach(self, frame: _Frame, value: Any, start: int, end: int) -> None:
+        assert frame.key is not None
+        pointer = frame.pointer + "/" + escape(frame.key)
+        span = Span(frame.key_start, start, end)
+        if isinstance(frame.container, dict):
+            frame.seen.setdefault(frame.key, []).append(span)
+            frame.container[frame.key] = value
+        else:
+            frame.container.append(value)
+        self.doc.spans[pointer] = span
+
+    def record_duplicates(self, frame: _Frame) -> None:
+        for key, spans in frame.seen.items():
+            if len(spans) > 1:
+                self.doc.duplicates.append(Duplicate(frame.pointer + "/" + escape(key), tuple(spans[:-1])))

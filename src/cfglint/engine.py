@@ -1,0 +1,42 @@
+"""Runs rules over one document: bytes -> document -> intent -> views -> diagnostics."""
+
+from __future__ import annotations
+
+from cfglint.consumers.base import Consumer
+from cfglint.diagnostics import Diagnostic
+from cfglint.document import Document
+from cfglint.intent import intent_of
+from cfglint.rule import Context, Rule
+
+
+def context_of(doc: Document, consumers: list[Consumer]) -> Context:
+    if not doc.ok or not isinstance(doc.data, dict):
+        return Context(doc, None, {})
+    intent = intent_of(doc.data)
+    return Context(doc, intent, {c.name: c.view(doc, intent) for c in consumers})
+
+
+def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]:
+    doc = ctx.doc
+    out = []
+    for rule in rules:
+        for finding in rule.check(ctx):
+            if finding.offset is not None:
+                line, column = doc.position(finding.offset)
+            else:
+                line, column = doc.locate(finding.pointer)
+            out.append(
+                Diagnostic(
+                    code=rule.code,
+                    name=rule.name,
+                    severity=finding.severity or rule.severity,
+                    message=finding.message,
+                    path=display_path,
+                    line=line,
+                    column=column,
+                    pointer=finding.pointer,
+                    effects=finding.effects,
+                    fix=finding.fix,
+                )
+            )
+    return sorted(out, key=lambda d: (d.line, d.column, d.code))

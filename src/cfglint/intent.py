@@ -1,0 +1,137 @@
+"""What the producer means: the config as transformers 5 reads it, for either file layout.
+
+transformers 5 is the reference because it writes the layout that other runtimes misread, and because it
+understands both layouts. Semantics (transformers 5.24 `configuration_utils.py`, `modeling_rope_utils.py`,
+`models/llama/configuration_llama.py`):
+- a non-null legacy `rope_scaling` replaces `rope_parameters` (`rope_scaling or rope_parameters`);
+- a top-level `rope_theta` only fills `rope_parameters.rope_theta` when that is absent; default 10000;
+- a legacy `type` key stands for `rope_type`; llama3/yarn/longrope take `original_max_position_embeddings`
+  from a top-level key when there is one, else default it to `max_position_embeddings`;
+- `head_dim` defaults to hidden_size // num_attention_heads; `dtype` wins over `torch_dtype`;
+- generation parameters left in config.json are dropped on load.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from cfglint.reading import DEFAULT, DERIVED, Reading
+
+LLAMA_MODEL_TYPES = frozenset({"llama"})
+DEFAULT_THETA = 10000.0
+
+# transformers 5 `GenerationConfig._get_default_generation_params()` keys (5.24), less `use_cache`, which
+# is also a model config field: these are popped from config.json on load and never reach the model.
+SAMPLING_KEYS = frozenset(
+    """max_length min_length do_sample early_stopping num_beams temperature top_k top_p typical_p
+    repetition_penalty length_penalty no_repeat_ngram_size encoder_no_repeat_ngram_size bad_words_ids
+    num_return_sequences output_scores return_dict_in_generate forced_bos_token_id forced_eos_token_id
+    remove_invalid_values exponential_decay_length_penalty suppress_tokens begin_suppress_tokens epsilon_cutoff
+    eta_cutoff encoder_repetition_penalty num_assistant_tokens num_assistant_tokens_schedule
+    assistant_confidence_threshold assistant_lookbehind target_lookbehind num_beam_groups
+    diversity_penalty""".split()
+)
+
+# transformers' LlamaConfig defaults (identical in 4.46-4.57 and 5.x).
+LLAMA_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 32000,
+    "hidden_size": 4096,
+    "intermediate_size": 11008,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "hidden_act": "silu",
+    "max_position_embeddings": 2048,
+    "rms_norm_eps": 1e-6,
+    "eos_token_id": 2,
+    "bos_token_id": 1,
+    "tie_word_embeddings": False,
+    "attention_bias": False,
+    "mlp_bias": False,
+}
+
+
+@dataclass
+class Intent(Reading):
+    model_type: str | None = None
+    architectures: list[str] = field(default_factory=list)
+    layout: str = "transformers-4"  # "transformers-5" when the file has rope_parameters
+    dims: dict[str, Any] = field(default_factory=dict)
+    dtype: str | None = None
+    rope_pointer: str = ""  # where the RoPE settings transformers 5 uses are written
+
+    @property
+    def is_llama(self) -> bool:
+        if self.model_type is not None:
+            return self.model_type in LLAMA_MODEL_TYPES
+        return "LlamaForCausalLM" in self.architectures
+
+
+def resolve_rope(config: dict) -> tuple[float, dict | None, str, dict[str, str]]:
+    """transformers 5's RoPE resolution: (theta, scaling or None, rope_type, sources of theta and scaling)."""
+    scaling, params = config.get("rope_scaling"), config.get("rope_parameters")
+    chosen_pointer = "/rope_scaling" if scaling else "/rope_parameters"
+    chosen = copy.deepcopy(scaling or params)
+    if not isinstance(chosen, dict):
+        chosen = {}
+    sources = {"rope_scaling": chosen_pointer if chosen else DEFAULT}
+    if "rope_theta" in chosen:
+        sources["rope_theta"] = chosen_pointer + "/rope_theta"
+    elif "rope_theta" in config:
+        chosen["rope_theta"] = config["rope_theta"]
+        sources["rope_theta"] = "/rope_theta"
+    else:
+        chosen["rope_theta"] = DEFAULT_THETA
+        sources["rope_theta"] = DEFAULT
+    kind = chosen.setdefault("rope_type", chosen.get("type", "default"))
+    if kind in ("llama3", "yarn", "longrope"):
+        if "original_max_position_embeddings" in config:
+            chosen["original_max_position_embeddings"] = config["original_max_position_embeddings"]
+        else:
+            chosen.setdefault("original_max_position_embeddings", config.get("max_position_embeddings", 2048))
+    theta = chosen.pop("rope_theta")
+    chosen.pop("type", None)
+    return theta, (chosen if kind != "default" else None), kind, sources
+
+
+def intent_of(config: dict) -> Intent:
+    intent = Intent(
+        model_type=config.get("model_type") if isinstance(config.get("model_type"), str) else None,
+        architectures=[a for a in config.get("architectures") or [] if isinstance(a, str)]
+        if isinstance(config.get("architectures"), list)
+        else [],
+        layout="transformers-5" if "rope_parameters" in config else "transformers-4",
+    )
+    for key in ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size"):
+        intent.dims[key] = config.get(key, LLAMA_DEFAULTS[key])
+
+    theta, scaling, _, rope_sources = resolve_rope(config)
+    intent.set("rope_theta", theta, rope_sources["rope_theta"])
+    intent.set("rope_scaling", scaling, rope_sources["rope_scaling"] if scaling else DEFAULT)
+    intent.rope_pointer = rope_sources["rope_scaling"] if rope_sources["rope_scaling"] != DEFAULT else ""
+
+    hidden, heads = intent.dims["hidden_size"], intent.dims["num_attention_heads"]
+    if config.get("head_dim") is not None:
+        intent.set("head_dim", config["head_dim"], "/head_dim")
+    else:
+        intent.set("head_dim", _floordiv(hidden, heads), DERIVED)
+    if config.get("num_key_value_heads") is not None:
+        intent.set("num_key_value_heads", config["num_key_value_heads"], "/num_key_value_heads")
+    else:
+        intent.set("num_key_value_heads", heads, DERIVED)
+    for key in ("tie_word_embeddings", "hidden_act", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps", "eos_token_id"):
+        if key in config:
+            intent.set(key, config[key], "/" + key)
+        else:
+            intent.set(key, LLAMA_DEFAULTS[key], DEFAULT)
+    dtype = config.get("dtype")
+    intent.dtype = dtype if dtype is not None else config.get("torch_dtype")
+    return intent
+
+
+def _floordiv(a: Any, b: Any) -> Any:
+    try:
+        return a // b
+    except (TypeError, ZeroDivisionError):
+        return None

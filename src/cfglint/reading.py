@@ -1,0 +1,109 @@
+"""What a runtime ends up with after reading a config: values under transformers' key names."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+# The values every reading reports, in the order reports show them.
+KEYS = (
+    "rope_theta",
+    "rope_scaling",
+    "head_dim",
+    "num_key_value_heads",
+    "tie_word_embeddings",
+    "hidden_act",
+    "attention_bias",
+    "mlp_bias",
+    "max_position_embeddings",
+    "rms_norm_eps",
+    "eos_token_id",
+)
+DIMS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
+
+# Where a value came from, when not from a key in the file.
+DEFAULT = "default"  # the key is absent (or null) and the runtime's default applies
+DERIVED = "derived"  # computed from other keys
+FIXED = "fixed"  # hard-coded by the runtime, whatever the file says
+
+# Parameters that change what each RoPE type computes; anything else in a scaling dict is inert.
+ROPE_PARAMETERS = {
+    "default": (),
+    "linear": ("factor",),
+    "dynamic": ("factor",),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+    "yarn": ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor", "mscale", "mscale_all_dim"),
+    "longrope": ("short_factor", "long_factor", "original_max_position_embeddings", "attention_factor"),
+}
+
+
+@dataclass
+class Reading:
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)  # key -> JSON pointer, or DEFAULT / DERIVED / FIXED
+
+    def set(self, key: str, value: Any, source: str) -> None:
+        self.values[key] = value
+        self.sources[key] = source
+
+
+def same(key: str, a: Any, b: Any) -> bool:
+    """Equal as a runtime would compute with them: floats to f32 precision, scaling by what matters."""
+    if key == "rope_scaling":
+        return _scaling_key(a) == _scaling_key(b)
+    if key == "eos_token_id":
+        return _as_set(a) == _as_set(b)
+    return _close(a, b)
+
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=1e-6, abs_tol=0.0) or a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _scaling_key(scaling: Any) -> Any:
+    if not isinstance(scaling, dict):
+        return None
+    kind = scaling.get("rope_type", "default")
+    if kind == "default":
+        return None
+    params = ROPE_PARAMETERS.get(kind)
+    keys = params if params is not None else sorted(k for k in scaling if k not in ("rope_type", "type", "rope_theta"))
+    return kind, tuple((k, _rounded(scaling.get(k))) for k in keys)
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    if isinstance(value, list):
+        return tuple(_rounded(v) for v in value)
+    return value
+
+
+def _as_set(value: Any) -> Any:
+    if isinstance(value, list):
+        return frozenset(value)
+    return frozenset([value]) if value is not None else None
+
+
+def show(value: Any) -> str:
+    """A value as a report prints it: JSON-like, short."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dict):
+        kind = value.get("rope_type", "?")
+        inner = ", ".join(f"{k}={show(v)}" for k, v in value.items() if k != "rope_type")
+        return f"{kind}({inner})"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)

@@ -1,0 +1,156 @@
+"""The rule API and the loader for built-in and third-party rules.
+
+A rule is one small module (yamllint's shape): a docstring that is its documentation, `CODE`, `NAME`,
+`SEVERITY`, and `check(ctx)` yielding Findings. Built-in rules live in the top-level rules/ folder of the
+source tree and ship inside the package as cfglint/rules.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Callable, Iterable, Iterator
+
+from cfglint.consumers.base import LOADS, PANIC, View
+from cfglint.diagnostics import Effect, Finding, Severity
+from cfglint.document import Document
+from cfglint.intent import Intent
+from cfglint.reading import same
+
+
+@dataclass
+class Context:
+    """Everything a rule may look at; rules never read the file themselves."""
+
+    doc: Document
+    intent: Intent | None  # None when the document is not a JSON object
+    views: dict[str, View] = field(default_factory=dict)
+
+    @property
+    def config(self) -> dict:
+        return self.doc.data if isinstance(self.doc.data, dict) else {}
+
+    def loaded(self) -> Iterator[tuple[str, View]]:
+        """Consumers that get as far as building the model (a panic at weight load still reads the config)."""
+        for name, view in self.views.items():
+            if view.outcome in (LOADS, PANIC):
+                yield name, view
+
+    def diverging(self, key: str) -> list[tuple[str, View]]:
+        """Consumers whose value for key differs from what transformers means."""
+        assert self.intent is not None
+        want = self.intent.values[key]
+        return [(n, v) for n, v in self.loaded() if key in v.values and not same(key, v.values[key], want)]
+
+    def failures(self, kinds: Iterable[str], under: str | None = None) -> list[tuple[str, View]]:
+        kinds = set(kinds)
+        out = []
+        for name, view in self.views.items():
+            failure = view.failure
+            if failure is None or failure.kind not in kinds:
+                continue
+            if under is not None and not (failure.pointer == under or failure.pointer.startswith(under + "/")):
+                continue
+            out.append((name, view))
+        return out
+
+
+def uses(name: str, view: View, key: str, detail: str = "") -> Effect:
+    return Effect(name, "uses", view.values.get(key), detail or view.sources.get(key, ""))
+
+
+def fails(name: str, view: View) -> Effect:
+    assert view.failure is not None
+    return Effect(name, view.outcome, None, view.failure.message)
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    check: Callable[[Context], Iterable[Finding]]
+    doc: str
+    origin: str = "cfglint"
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().splitlines()[0] if self.doc.strip() else self.name
+
+    def sections(self) -> dict[str, str]:
+        """The docstring's `## Heading` sections (what it does, why it matters, example, fix safety)."""
+        parts = re.split(r"^## +(.+)$", self.doc, flags=re.M)
+        return {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+def builtin_rules_dir() -> Path:
+    packaged = Path(__file__).with_name("rules")
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "rules"  # a source checkout
+
+
+def _from_module(module: ModuleType, origin: str) -> Rule:
+    return Rule(
+        code=module.CODE,
+        name=module.NAME,
+        severity=Severity(module.SEVERITY),
+        check=module.check,
+        doc=module.__doc__ or "",
+        origin=origin,
+    )
+
+
+def load_builtin() -> list[Rule]:
+    rules = []
+    for path in sorted(builtin_rules_dir().glob("[A-Z]*.py")):
+        name = f"cfglint.rules.{path.stem}"
+        module = sys.modules.get(name)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        rules.append(_from_module(module, "cfglint"))
+    return sorted(rules, key=lambda r: r.code)
+
+
+def load_plugins() -> list[Rule]:
+    """Third-party rules registered under the `cfglint.rules` entry-point group."""
+    from importlib.metadata import entry_points
+
+    rules = []
+    for ep in entry_points(group="cfglint.rules"):
+        module = ep.load()
+        rules.append(_from_module(module, ep.value))
+    return rules
+
+
+def describe(effects: Iterable[Effect]) -> str:
+    """'candle-llama and mlx-lm will use 10000.0; mistralrs refuses to load (missing field `rope_theta`)'."""
+    from cfglint.reading import show
+
+    groups: dict[tuple[str, str], list[str]] = {}
+    for e in effects:
+        if e.outcome == "uses":
+            why = {"default": " (its default)", "fixed": " (hard-coded)", "derived": " (derived)"}.get(e.detail, "")
+            what = f"will use {show(e.value)}{why}"
+        elif e.outcome == "panic":
+            what = f"panics at load ({e.detail})"
+        elif e.outcome == "error":
+            what = f"refuses to load ({e.detail})"
+        elif e.outcome == "ignores":
+            what = f"ignores it{f' ({e.detail})' if e.detail else ''}"
+        else:
+            what = f"reads {show(e.value)}"
+        groups.setdefault((e.outcome, what), []).append(e.consumer)
+    return "; ".join(f"{_join(names)} {what}" for (_, what), names in groups.items())
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -1,0 +1,58 @@
+"""`cfglint view`: intent and every consumer's reading, side by side."""
+
+from __future__ import annotations
+
+import json
+
+from cfglint.reading import KEYS, same, show
+
+
+def as_json(result) -> dict:
+    ctx = result.ctx
+    intent = ctx.intent
+    return {
+        "path": result.display,
+        "intent": None if intent is None else {
+            **intent.values,
+            "model_type": intent.model_type,
+            "layout": intent.layout,
+            "dtype": intent.dtype,
+        },
+        "consumers": {name: view.to_json() for name, view in ctx.views.items()},
+    }
+
+
+def render_json(results) -> str:
+    return json.dumps([as_json(r) for r in results], indent=2, ensure_ascii=False) + "\n"
+
+
+def render_table(results) -> str:
+    blocks = []
+    for r in results:
+        ctx = r.ctx
+        if ctx.intent is None:
+            blocks.append(f"{r.display}: not a readable config (run `cfglint check`)\n")
+            continue
+        names = list(ctx.views)
+        header = ["key", "transformers (intent)", *names]
+        rows = [header]
+        rows.append(["outcome", "loads", *[v.outcome for v in ctx.views.values()]])
+        for key in KEYS:
+            want = ctx.intent.values[key]
+            row = [key, show(want)]
+            for v in ctx.views.values():
+                if key not in v.values:
+                    row.append("-")
+                else:
+                    cell = show(v.values[key])
+                    row.append(cell if same(key, v.values[key], want) else cell + " !")
+            rows.append(row)
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        lines = [f"{r.display} ({ctx.intent.layout} layout, model_type {ctx.intent.model_type})"]
+        for row in rows:
+            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        for v in ctx.views.values():
+            if v.failure:
+                lines.append(f"{v.consumer}: {v.outcome}: {v.failure.message}")
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
