@@ -91,6 +91,62 @@ def view(
 
 
 @app.command()
+def fix(
+    paths: List[str] = PathsArg,
+    write: bool = typer.Option(False, "--write", "-w", help="Apply the fixes (default: show them as a diff)."),
+    diff: bool = typer.Option(False, "--diff", help="Show the diff (also with --write)."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that may change what transformers reads."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="List each fix and the finding it repairs."),
+    follow_symlinks: bool = typer.Option(False, "--follow-symlinks", help="Write through a config.json that is a symlink (e.g. into a Hugging Face cache)."),
+    consumer: Optional[List[str]] = ConsumerOpt,
+) -> int:
+    """Rewrite configs so older runtimes read the same model, without changing what transformers 5 reads."""
+    from cfglint.edit import EditError, write_atomic
+    from cfglint.fixing import fix_document
+    from cfglint.session import Session
+
+    session = Session(consumer)
+    pending = 0
+    for result in session.check_all(paths):
+        doc = result.ctx.doc
+        if not doc.ok or result.ctx.intent is None:
+            session.error(f"{result.display}: not fixed: {doc.syntax.message if doc.syntax else 'top level is not an object'}")
+            continue
+        try:
+            outcome = fix_document(doc, session.consumers, session.rules, result.display, unsafe=unsafe_fixes)
+        except EditError as err:
+            session.error(f"{result.display}: not fixed: {err}")
+            continue
+        if not outcome.changed:
+            continue
+        if show_fixes:
+            for d in outcome.applied:
+                sys.stdout.write(f"{d.path}:{d.line}:{d.column}: {d.code} {d.fix.message}\n")
+        if diff or not write:
+            sys.stdout.write(outcome.diff(result.display))
+        if not write:
+            pending += 1
+            continue
+        target = result.path
+        if target.is_symlink():
+            if not follow_symlinks:
+                session.error(f"{result.display}: is a symlink to {target.resolve()}; not written (use --follow-symlinks to write the target)")
+                continue
+            target = target.resolve()
+        data = ("\ufeff" if outcome.after.bom else "").encode() + outcome.after.text[1 if outcome.after.bom else 0:].encode("utf-8")
+        try:
+            write_atomic(target, data)
+        except OSError as err:
+            session.error(f"{result.display}: cannot write: {err.strerror or err}")
+            continue
+        n = len(outcome.applied)
+        sys.stderr.write(f"fixed {n} finding{'s' if n != 1 else ''} in {result.display}\n")
+    if session.unreadable:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if pending else EXIT_CLEAN
+
+
+@app.command()
 def rules(output_format: str = typer.Option("table", "--format", help="table or json.")) -> int:
     """List the rules."""
     import json

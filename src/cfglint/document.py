@@ -103,7 +103,7 @@ def load(path: Path) -> Document:
     size = path.stat().st_size
     if size > MAX_BYTES:
         doc = Document(path=path, text="")
-        doc.syntax = SyntaxProblem(f"file is {size / 1e6:.1f} MB, larger than any config ({MAX_BYTES >> 20} MiB); not parsed", 0)
+        doc.syntax = SyntaxProblem(f"file is {size / 2**20:.1f} MiB, larger than any config ({MAX_BYTES >> 20} MiB); not parsed", 0)
         return doc
     return parse(path, path.read_bytes())
 

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples"
+
+
+@pytest.fixture
+def in_repo(monkeypatch):
+    """Run from the repository root so display paths are samples/..."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("NO_COLOR", "1")
+    return ROOT
+
+
+@pytest.fixture
+def write_config(tmp_path):
+    """Write a config (dict or raw text/bytes) into its own model directory; return the directory."""
+    counter = iter(range(10_000))
+
+    def write(content, name: str | None = None) -> Path:
+        directory = tmp_path / (name or f"model{next(counter)}")
+        directory.mkdir()
+        if isinstance(content, dict):
+            content = json.dumps(content, indent=2) + "\n"
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        (directory / "config.json").write_bytes(content)
+        return directory
+
+    return write
+
+
+def sample_dirs() -> list[Path]:
+    return sorted(p for p in SAMPLES.iterdir() if (p / "config.json").is_file())
+
+
+def pytest_configure(config):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

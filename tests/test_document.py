@@ -1,0 +1,95 @@
+from pathlib import Path
+
+import pytest
+
+from cfglint.document import MAX_DEPTH, load, parse
+
+
+def doc_of(text: str | bytes):
+    return parse(Path("config.json"), text.encode() if isinstance(text, str) else text)
+
+
+def test_positions_of_keys_and_nested_members():
+    doc = doc_of('{\n  "a": 1,\n  "b": {"c": [10, 20]}\n}\n')
+    assert doc.locate("/a") == (2, 3)
+    assert doc.locate("/b") == (3, 3)
+    assert doc.locate("/b/c") == (3, 9)
+    assert doc.locate("/b/c/1") == (3, 19)
+    assert doc.locate("/b/missing") == (3, 3)  # falls back to the nearest parent
+
+
+def test_columns_count_characters_not_bytes():
+    doc = doc_of('{"é": 1, "x": 2}')
+    assert doc.locate("/x") == (1, 10)
+
+
+def test_crlf_lines():
+    doc = doc_of('{\r\n  "a": 1,\r\n  "b": 2\r\n}')
+    assert doc.locate("/b") == (3, 3)
+    assert doc.line_text(3) == '  "b": 2'
+
+
+def test_duplicates_keep_last_value_and_record_earlier():
+    doc = doc_of('{"k": 1, "k": 2, "k": 3}')
+    assert doc.data == {"k": 3}
+    [dup] = doc.duplicates
+    assert dup.pointer == "/k" and len(dup.earlier) == 2
+
+
+def test_pointer_escaping():
+    doc = doc_of('{"a/b": {"c~d": 1}}')
+    assert "/a~1b/c~0d" in doc.spans
+
+
+@pytest.mark.parametrize(
+    "text, message, position",
+    [
+        ('{"a": 1,}', "trailing comma", (1, 9)),
+        ('{"a" 1}', "expected ':'", (1, 6)),
+        ('{"a": tru}', "expected a value", (1, 7)),
+        ('{"a": 1} extra', "extra data", (1, 10)),
+        ("", "unexpected end of file", (1, 1)),
+        ('{"a": "unterminated}', "unterminated string", (1, 7)),
+        ("{\n  'a': 1\n}", "property name in double quotes", (2, 3)),
+    ],
+)
+def test_syntax_errors_have_positions(text, message, position):
+    doc = doc_of(text)
+    assert not doc.ok and message in doc.syntax.message
+    assert doc.position(doc.syntax.offset) == position
+
+
+def test_nonstandard_literals_are_read_and_recorded():
+    doc = doc_of('{"x": NaN, "y": [Infinity, -Infinity]}')
+    assert doc.ok
+    assert [(lit.pointer, lit.text) for lit in doc.literals] == [("/x", "NaN"), ("/y/0", "Infinity"), ("/y/1", "-Infinity")]
+
+
+def test_bom_is_recorded_and_skipped():
+    doc = doc_of(b'\xef\xbb\xbf{"a": 1}')
+    assert doc.ok and doc.bom and doc.data == {"a": 1}
+
+
+def test_invalid_utf8_points_at_the_byte():
+    doc = doc_of(b'{\n  "a": "\xff"\n}')
+    assert not doc.ok and "0xff" in doc.syntax.message
+    assert doc.position(doc.syntax.offset) == (2, 9)
+
+
+def test_deep_nesting_is_an_error_not_a_crash():
+    doc = doc_of("[" * 100_000 + "]" * 100_000)
+    assert not doc.ok and str(MAX_DEPTH) in doc.syntax.message
+
+
+def test_nesting_just_under_the_limit_parses():
+    depth = MAX_DEPTH
+    doc = doc_of("[" * depth + "]" * depth)
+    assert doc.ok
+
+
+def test_huge_file_is_refused_without_reading(tmp_path):
+    path = tmp_path / "config.json"
+    with open(path, "wb") as handle:
+        handle.truncate(50 * 1024 * 1024)
+    doc = load(path)
+    assert not doc.ok and "50.0 MiB" in doc.syntax.message
