@@ -1,9 +1,15 @@
 """Build and run `serde-replica`, a Rust program that deserializes a config.json with the
 same serde types as candle-transformers 0.11.0 and mistral.rs (tests/conformance/serde/).
 
-The real runtimes cannot be built here (crates.io is unreachable), but serde's behaviour is
-the whole story of how they read a config: missing keys, wrong types, unknown enum variants.
-Debian ships serde and serde_json as Rust source packages; the crate builds offline against them.
+The real runtimes cannot be built here (crates.io is unreachable), but serde's behaviour is the
+whole story of how they read a config: missing keys, wrong types, unknown enum variants. Debian
+ships serde and serde_json as Rust source packages; the crate builds offline against them.
+
+Debian 13 (trixie) packages are used, not the machine's own Debian 12 ones: serde 1.0.152 (Debian
+12) words some errors differently from the serde the runtimes ship with (`576` vs `576.0` for a
+float, no aliases in "expected one of" lists), while serde 1.0.217 matches the mistralrs 0.9.5
+wheel's messages exactly. The .debs are fetched with a private apt state under target/ and only
+unpacked there, so the machine's package set is left alone.
 
     binary = ensure_built()
     result = run("candle", Path("config.json"))   # the probe-contract dict
@@ -17,52 +23,60 @@ import contextlib
 import fcntl
 import hashlib
 import json
-import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 CRATE_DIR = Path(__file__).resolve().parent / "serde"
-BINARY = CRATE_DIR / "target" / "release" / "serde-replica"
+TARGET_DIR = CRATE_DIR / "target"
+BINARY = TARGET_DIR / "release" / "serde-replica"
 CONSUMERS = ("candle", "mistralrs")
 
-# They unpack crate sources into /usr/share/cargo/registry, which .cargo/config.toml names.
-DEBIAN_PACKAGES = ("librust-serde-json-dev", "librust-serde-derive-dev")
-# Used only when no cargo is on the machine at all; Debian's toolchain builds the crate too.
-DEBIAN_TOOLCHAIN_PACKAGE = "cargo"
+DEBIAN_SUITE = "trixie"
+# The serde trio decides every error text, so it is pinned; the rest only has to compile.
+DEBIAN_PACKAGES = (
+    "librust-serde-dev=1.0.217-1",
+    "librust-serde-derive-dev=1.0.217-1",
+    "librust-serde-json-dev=1.0.139-1",
+    "librust-itoa-dev",
+    "librust-ryu-dev",
+    "librust-memchr-dev",
+    "librust-proc-macro2-dev",
+    "librust-quote-dev",
+    "librust-syn-dev",
+    "librust-unicode-ident-dev",
+)
+# Unpacked .debs; .cargo/config.toml points cargo at REGISTRY_DIR as a vendored crates.io.
+VENDOR_ROOT = TARGET_DIR / "debian-root"
+REGISTRY_DIR = VENDOR_ROOT / "usr" / "share" / "cargo" / "registry"
+_VENDOR_MARKER = VENDOR_ROOT / ".packages"
 
 _BUILD_INPUTS = ("Cargo.toml", ".cargo/config.toml", "src")
-# Hash of the build inputs the current binary was built from; a mismatch means rebuild.
-_STAMP = BINARY.with_name("serde-replica.sources-sha256")
-_LOCK = CRATE_DIR / "target" / ".serde-replica.lock"
-_APT_TIMEOUT_S = 900
+# Hash of the inputs the current binary was built from; a mismatch means rebuild.
+_STAMP = BINARY.with_name("serde-replica.inputs-sha256")
+_LOCK = TARGET_DIR / ".serde-replica.lock"
+_APT_TIMEOUT_S = 600
 _BUILD_TIMEOUT_S = 900
 _RUN_TIMEOUT_S = 60
 _OUTPUT_TAIL_LINES = 60
 
 
 def ensure_built() -> Path:
-    """Return the path of an up-to-date `serde-replica` binary, installing and building as needed.
+    """Return the path of an up-to-date `serde-replica` binary, fetching and building as needed.
 
-    Installs the Debian source packages when the registry lacks them (running `apt-get update`
-    only if a first install fails), then `cargo build --release --offline`. Rebuilds only when
-    the crate's sources changed. Raises RuntimeError with the failing command's output.
+    Fetches and unpacks the Debian source packages when they are missing, then runs
+    `cargo build --release --offline`. Rebuilds only when the crate's sources or the package
+    set changed. Raises RuntimeError with the failing command's output.
     """
-    _LOCK.parent.mkdir(parents=True, exist_ok=True)
+    TARGET_DIR.mkdir(parents=True, exist_ok=True)
     with _exclusive_lock(_LOCK):
-        digest = _sources_digest()
+        _ensure_vendored_registry()
+        digest = _inputs_digest()
         if BINARY.is_file() and _STAMP.is_file() and _STAMP.read_text().strip() == digest:
             return BINARY
         cargo = _find_cargo()
-        missing = [pkg for pkg in DEBIAN_PACKAGES if not _deb_installed(pkg)]
-        if cargo is None:
-            missing.append(DEBIAN_TOOLCHAIN_PACKAGE)
-        if missing:
-            _apt_install(missing)
-            cargo = cargo or _find_cargo()
-        if cargo is None:
-            raise RuntimeError("cargo not found on PATH or in ~/.cargo/bin, even after installing it")
         _run_checked(
             [cargo, "build", "--release", "--offline", "--quiet"],
             cwd=CRATE_DIR,
@@ -96,8 +110,133 @@ def run(consumer: str, config_path: Path) -> dict:
     return json.loads(proc.stdout)
 
 
-def _sources_digest() -> str:
+def _ensure_vendored_registry() -> None:
+    wanted = "\n".join(DEBIAN_PACKAGES) + "\n"
+    if _VENDOR_MARKER.is_file() and _VENDOR_MARKER.read_text() == wanted:
+        return
+    with tempfile.TemporaryDirectory(dir=TARGET_DIR, prefix="debian-fetch-") as scratch:
+        scratch_dir = Path(scratch)
+        debs = _download_debs(scratch_dir)
+        unpacked = scratch_dir / "root"
+        for deb in debs:
+            _run_checked(
+                ["dpkg-deb", "-x", str(deb), str(unpacked)],
+                timeout=_APT_TIMEOUT_S,
+                what=f"unpacking {deb.name}",
+            )
+        (unpacked / _VENDOR_MARKER.name).write_text(wanted)
+        shutil.rmtree(VENDOR_ROOT, ignore_errors=True)
+        unpacked.rename(VENDOR_ROOT)
+    # A lock file resolved against another package set would pin versions that are gone.
+    (CRATE_DIR / "Cargo.lock").unlink(missing_ok=True)
+
+
+def _download_debs(scratch_dir: Path) -> list[Path]:
+    """`apt-get download` from DEBIAN_SUITE through a private apt state (lists, cache, sources)."""
+    mirror, keyring = _system_debian_mirror()
+    apt_dir = scratch_dir / "apt"
+    (apt_dir / "lists" / "partial").mkdir(parents=True)
+    (apt_dir / "cache" / "archives" / "partial").mkdir(parents=True)
+    sources = apt_dir / "sources.list"
+    options = f"[signed-by={keyring}] " if keyring else ""
+    sources.write_text(f"deb {options}{mirror} {DEBIAN_SUITE} main\n")
+    apt_options = [
+        f"-oDir::Etc::SourceList={sources}",
+        "-oDir::Etc::SourceParts=/nonexistent",
+        f"-oDir::State::Lists={apt_dir / 'lists'}",
+        f"-oDir::Cache={apt_dir / 'cache'}",
+        "-oDir::Cache::pkgcache=",
+        "-oDir::Cache::srcpkgcache=",
+        "-oDir::State::status=/dev/null",
+        "-oAPT::Sandbox::User=root",
+    ]
+    _run_checked(
+        ["apt-get", *apt_options, "update"],
+        timeout=_APT_TIMEOUT_S,
+        what=f"apt-get update for Debian {DEBIAN_SUITE}",
+    )
+    debs_dir = scratch_dir / "debs"
+    debs_dir.mkdir()
+    _run_checked(
+        ["apt-get", *apt_options, "download", *DEBIAN_PACKAGES],
+        cwd=debs_dir,
+        timeout=_APT_TIMEOUT_S,
+        what=f"downloading {len(DEBIAN_PACKAGES)} Debian {DEBIAN_SUITE} packages",
+    )
+    debs = sorted(debs_dir.glob("*.deb"))
+    if len(debs) != len(DEBIAN_PACKAGES):
+        raise RuntimeError(f"expected {len(DEBIAN_PACKAGES)} .deb files, got {[d.name for d in debs]}")
+    return debs
+
+
+def _system_debian_mirror() -> tuple[str, str | None]:
+    """The Debian archive URI this machine's apt already uses for its own release, and the
+    keyring that signs it (None when the entry names none and apt's default keys apply)."""
+    codename = _os_release().get("VERSION_CODENAME", "")
+    apt_dir = Path("/etc/apt")
+    for path in sorted((apt_dir / "sources.list.d").glob("*.sources")):
+        for stanza in path.read_text().split("\n\n"):
+            fields = _deb822_fields(stanza)
+            if (
+                "deb" in fields.get("Types", "").split()
+                and codename in fields.get("Suites", "").split()
+                and "main" in fields.get("Components", "").split()
+                and fields.get("URIs")
+            ):
+                keyring = fields.get("Signed-By", "")
+                return fields["URIs"].split()[0], keyring if keyring.startswith("/") else None
+    list_files = [apt_dir / "sources.list", *sorted((apt_dir / "sources.list.d").glob("*.list"))]
+    for path in list_files:
+        if path.is_file():
+            for line in path.read_text().splitlines():
+                entry = _one_line_entry(line)
+                if entry and entry[2] == codename:
+                    return entry[1], entry[0]
+    raise RuntimeError(f"no apt source for Debian {codename!r} main found under {apt_dir}")
+
+
+def _deb822_fields(stanza: str) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for line in stanza.splitlines():
+        if line and not line.startswith(("#", " ", "\t")) and ":" in line:
+            key, value = line.split(":", 1)
+            fields[key.strip()] = value.strip()
+    return fields
+
+
+def _one_line_entry(line: str) -> tuple[str | None, str, str] | None:
+    """(keyring, uri, suite) of a `deb [options] uri suite components...` line with main."""
+    words = line.split("#", 1)[0].split()
+    if not words or words[0] != "deb":
+        return None
+    keyring = None
+    rest = words[1:]
+    if rest and rest[0].startswith("["):
+        options = []
+        while rest:
+            options.append(rest.pop(0))
+            if options[-1].endswith("]"):
+                break
+        for option in " ".join(options).strip("[]").split():
+            if option.startswith("signed-by="):
+                keyring = option.split("=", 1)[1]
+    if len(rest) < 3 or "main" not in rest[2:]:
+        return None
+    return keyring, rest[0], rest[1]
+
+
+def _os_release() -> dict[str, str]:
+    values = {}
+    for line in Path("/etc/os-release").read_text().splitlines():
+        if "=" in line:
+            key, value = line.split("=", 1)
+            values[key] = value.strip().strip('"')
+    return values
+
+
+def _inputs_digest() -> str:
     digest = hashlib.sha256()
+    digest.update(_VENDOR_MARKER.read_bytes())
     for name in _BUILD_INPUTS:
         root = CRATE_DIR / name
         files = sorted(root.rglob("*")) if root.is_dir() else [root]
@@ -110,35 +249,19 @@ def _sources_digest() -> str:
     return digest.hexdigest()
 
 
-def _find_cargo() -> str | None:
+def _find_cargo() -> str:
     found = shutil.which("cargo")
     if found:
         return found
     rustup_cargo = Path.home() / ".cargo" / "bin" / "cargo"
-    return str(rustup_cargo) if rustup_cargo.is_file() else None
+    if rustup_cargo.is_file():
+        return str(rustup_cargo)
+    raise RuntimeError("cargo not found on PATH or in ~/.cargo/bin; serde-replica needs a Rust toolchain")
 
 
-def _deb_installed(package: str) -> bool:
+def _run_checked(cmd: Sequence[str], *, what: str, timeout: int, cwd: Path | None = None) -> None:
     proc = subprocess.run(
-        ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True
-    )
-    return proc.returncode == 0 and proc.stdout.strip() == "install ok installed"
-
-
-def _apt_install(packages: Sequence[str]) -> None:
-    install = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    first = subprocess.run(install, capture_output=True, text=True, env=env, timeout=_APT_TIMEOUT_S)
-    if first.returncode == 0:
-        return
-    # A fresh machine may have no package lists yet; refresh them once and retry.
-    _run_checked(["apt-get", "update"], env=env, timeout=_APT_TIMEOUT_S, what="apt-get update")
-    _run_checked(install, env=env, timeout=_APT_TIMEOUT_S, what="installing " + " ".join(packages))
-
-
-def _run_checked(cmd: Sequence[str], *, what: str, timeout: int, **kwargs) -> None:
-    proc = subprocess.run(
-        list(cmd), capture_output=True, text=True, timeout=timeout, check=False, **kwargs
+        list(cmd), cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
     )
     if proc.returncode != 0:
         output = (proc.stdout + proc.stderr).splitlines()[-_OUTPUT_TAIL_LINES:]
@@ -149,7 +272,7 @@ def _run_checked(cmd: Sequence[str], *, what: str, timeout: int, **kwargs) -> No
 
 @contextlib.contextmanager
 def _exclusive_lock(path: Path) -> Iterator[None]:
-    # Parallel test workers must not run apt-get or rebuild the binary at the same time.
+    # Parallel test workers must not fetch packages or rebuild the binary at the same time.
     with open(path, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:

@@ -8,8 +8,9 @@
 //!   the optional llama3 factors that the consumer facts record for 9e922623).
 //! - `QuantizedConfig`: mistralrs-quant/src/lib.rs @ 2be0efaf101332b3ddd73cc33beb9f43d8572098.
 //!   Its real type lives in a crate that cannot be built here; only its deserializer is
-//!   restated (a flat `RawConfig` read, then a match on `quant_method`). Newer copies add
-//!   nvfp4/qtip and change the wording of the unknown-method error.
+//!   restated (a flat `RawConfig` read, then a match on `quant_method`). This part drifts
+//!   between versions: newer copies add nvfp4/qtip, and the mistralrs 0.9.5 wheel parses
+//!   compressed-tensors configs with a different reader and different error texts.
 //! The loader reads the file with `std::fs::read_to_string` and parses it with
 //! `serde_json::from_str` (pipeline/normal.rs, pipeline/loaders/normal_loaders.rs).
 //!
