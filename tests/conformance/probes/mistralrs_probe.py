@@ -1,0 +1,184 @@
+"""Probe: whether mistral.rs (the `mistralrs` wheel) loads a Llama model dir, and what it computes.
+
+Usage: python mistralrs_probe.py MODEL_DIR [--prompt-ids 1,38,9 [--logprobs] [--greedy N]]
+
+mistral.rs keeps its parsed config inside Rust, so the only config value reported is the one its
+Python API exposes: `max_position_embeddings` (the runner's maximum sequence length, taken from it).
+Behaviour is observable through generation instead:
+- `--logprobs` adds `values["logprobs"]`: the log-softmax of the last-position logits for the
+  prompt, one float per vocabulary id (the full top-logprobs list of the first generated token).
+- `--greedy N` adds `values["greedy_ids"]`: N token ids generated at temperature 0, eos ignored.
+Both add `values["prompt_ids"]`. mistral.rs only takes text prompts and always starts them with the
+tokenizer's BOS, so --prompt-ids must start with the BOS id: the rest is decoded to text, and the
+probe insists that mistral.rs tokenizes that text back to exactly the given ids.
+Prints one JSON object (see the values contract) and exits 0, also when mistral.rs fails to load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+# The prompt is passed through verbatim: no BOS or role markup, so it is exactly the given ids.
+_VERBATIM_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
+
+
+def main(argv: list[str]) -> int:
+    options = _parse_args(argv)
+    json_out = _reserve_stdout_for_json()
+    # No hub access; one-line Rust errors; a float32 KV cache so log-probs compare with other
+    # runtimes at float32 precision (the CPU default is f16).
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["RUST_BACKTRACE"] = "0"
+    os.environ["MISTRALRS_CPU_KV_F32"] = "1"
+    from importlib.metadata import version
+
+    import mistralrs
+
+    result = {
+        "runtime": "mistral.rs",
+        "version": version("mistralrs"),
+        "outcome": "loads",
+        "message": None,
+        "values": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="mistralrs-probe-") as scratch:
+        template = Path(scratch) / "verbatim.jinja"
+        template.write_text(_VERBATIM_TEMPLATE, encoding="utf-8")
+        try:
+            runner = mistralrs.Runner(
+                which=mistralrs.Which.Plain(
+                    model_id=options.model_dir,
+                    arch=mistralrs.Architecture.Llama,
+                    dtype=mistralrs.ModelDType.F32,
+                ),
+                token_source="none",
+                jinja_explicit=str(template),
+            )
+        except BaseException as exc:  # Rust panics surface as pyo3's BaseException subclass
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            result["outcome"] = "panic" if _is_panic(exc) else "error"
+            result["message"] = _one_line(exc)
+        else:
+            # Outside the try: an exception here is a probe bug and must exit non-zero.
+            result["values"] = {"max_position_embeddings": runner.max_sequence_length()}
+            if options.prompt_ids is not None:
+                result["values"].update(_generation_values(runner, options))
+    json_out.write(json.dumps(result) + "\n")
+    json_out.flush()
+    return 0
+
+
+def _parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model_dir")
+    parser.add_argument(
+        "--prompt-ids",
+        type=lambda text: [int(token) for token in text.split(",")],
+        help="comma-separated prompt token ids, needed by --logprobs and --greedy",
+    )
+    parser.add_argument(
+        "--logprobs", action="store_true", help="add the last-position log-probabilities"
+    )
+    parser.add_argument(
+        "--greedy", type=int, default=0, metavar="N", help="add N greedily generated token ids"
+    )
+    options = parser.parse_args(argv)
+    if (options.logprobs or options.greedy) and not options.prompt_ids:
+        parser.error("--logprobs and --greedy need --prompt-ids")
+    if options.greedy < 0:
+        parser.error("--greedy must be >= 0")
+    return options
+
+
+def _generation_values(runner, options: argparse.Namespace) -> dict:
+    import mistralrs
+
+    prompt = _prompt_text(runner, options.prompt_ids)
+    steps = max(options.greedy, 1)
+    response = runner.send_chat_completion_request(
+        mistralrs.ChatCompletionRequest(
+            messages=[{"role": "user", "content": prompt}],
+            model="default",
+            max_tokens=steps,
+            temperature=0.0,
+            logprobs=True,
+            # More than the vocabulary is clamped to it: the whole distribution comes back.
+            top_logprobs=1 << 30 if options.logprobs else 1,
+            ignore_eos=True,
+        )
+    )
+    if response.usage.prompt_tokens != len(options.prompt_ids):
+        raise RuntimeError(
+            f"mistral.rs saw {response.usage.prompt_tokens} prompt tokens, "
+            f"expected {len(options.prompt_ids)}"
+        )
+    positions = response.choices[0].logprobs.content
+    if len(positions) != steps:
+        raise RuntimeError(f"mistral.rs generated {len(positions)} tokens, expected {steps}")
+    values: dict = {"prompt_ids": options.prompt_ids}
+    if options.logprobs:
+        values["logprobs"] = _full_distribution(positions[0].top_logprobs)
+    if options.greedy:
+        values["greedy_ids"] = [_chosen_id(position) for position in positions]
+    return values
+
+
+def _prompt_text(runner, prompt_ids: list[int]) -> str:
+    # Decoding the BOS too would leave a space after it that re-encodes as an extra token.
+    text = runner.detokenize_text(prompt_ids[1:], False)
+    round_trip = runner.tokenize_text(text, True, None)
+    if round_trip != prompt_ids:
+        raise SystemExit(
+            f"prompt ids {prompt_ids[1:]} decode to {text!r}, which mistral.rs tokenizes as "
+            f"{round_trip}: start the ids with the BOS id and use ids that survive a round trip"
+        )
+    return text
+
+
+def _full_distribution(top_logprobs) -> list[float]:
+    by_id = {entry.token: entry.logprob for entry in top_logprobs}
+    if sorted(by_id) != list(range(len(by_id))):
+        raise RuntimeError("mistral.rs returned log-probabilities for only part of the vocabulary")
+    total = sum(math.exp(logprob) for logprob in by_id.values())
+    if not math.isclose(total, 1.0, rel_tol=1e-3):
+        raise RuntimeError(f"mistral.rs log-probabilities sum to {total}, not 1")
+    return [by_id[token_id] for token_id in range(len(by_id))]
+
+
+def _chosen_id(position) -> int:
+    # At temperature 0 the sampled token is the most likely one, listed first.
+    best = position.top_logprobs[0]
+    if not math.isclose(position.logprob, best.logprob, rel_tol=0, abs_tol=1e-6):
+        raise RuntimeError(f"temperature 0 picked a token that is not the most likely: {position}")
+    return best.token
+
+
+def _is_panic(exc: BaseException) -> bool:
+    # pyo3 turns a Rust panic into PanicException, which derives from BaseException.
+    return type(exc).__name__ == "PanicException"
+
+
+def _one_line(exc: BaseException) -> str:
+    # The Rust error text, e.g. "missing field `rope_theta` at line 22 column 1".
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _reserve_stdout_for_json():
+    # mistral.rs logs to stdout (from Rust); send all of that to stderr so the JSON object is
+    # the only thing on the real stdout.
+    json_out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return json_out
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
