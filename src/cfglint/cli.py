@@ -8,10 +8,11 @@ from __future__ import annotations
 import sys
 from typing import List, Optional
 
-import click
 import typer
+from typer.exceptions import Abort, Exit, TyperException
 
 from cfglint import __version__
+from cfglint.errors import UsageError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -26,10 +27,6 @@ app = typer.Typer(
 
 PathsArg = typer.Argument(..., metavar="PATH...", help="Model directories or config.json files.")
 ConsumerOpt = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
-
-
-class UsageError(click.UsageError):
-    pass
 
 
 def _version(value: bool) -> None:
@@ -180,15 +177,16 @@ def explain(code: str = typer.Argument(..., help="A rule code such as R001, or i
 def main(argv: list[str] | None = None) -> int:
     try:
         result = app(args=argv, prog_name="cfglint", standalone_mode=False)
-    except click.exceptions.Exit as exit_:
+    except Exit as exit_:
         return exit_.exit_code
-    except click.UsageError as err:
-        err.show()
+    except UsageError as err:
+        sys.stderr.write(f"cfglint: error: {err}\n")
         return EXIT_ERROR
-    except click.ClickException as err:
-        err.show()
+    except TyperException as err:  # typer's own usage errors (unknown option, missing argument)
+        show = getattr(err, "show", None)
+        show() if show else sys.stderr.write(f"cfglint: error: {err}\n")
         return EXIT_ERROR
-    except click.exceptions.Abort:
+    except Abort:
         sys.stderr.write("cfglint: aborted\n")
         return EXIT_ERROR
     except BrokenPipeError:

@@ -6,11 +6,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import click
-
 from cfglint import consumers, document
 from cfglint.diagnostics import Diagnostic, Severity
 from cfglint.engine import context_of, lint
+from cfglint.errors import UsageError
 from cfglint.rule import Context, load_builtin
 from cfglint.targets import TargetError, resolve
 
@@ -28,7 +27,7 @@ class Session:
         known = consumers.names()
         unknown = [n for n in consumer_names or [] if n not in known]
         if unknown:
-            raise click.UsageError(f"unknown consumer {', '.join(map(repr, unknown))} (known: {', '.join(known)})")
+            raise UsageError(f"unknown consumer {', '.join(map(repr, unknown))} (known: {', '.join(known)})")
         self.consumers = [consumers.get(n) for n in (consumer_names or known)]
         self.rules = load_builtin()
         self.unreadable = 0

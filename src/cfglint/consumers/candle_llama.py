@@ -76,6 +76,11 @@ class CandleLlama(Consumer):
             view.outcome, view.failure = parsed.outcome, parsed
             return view
         assert isinstance(parsed, LlamaConfig)
+        if parsed.num_attention_heads == 0:
+            # into_config divides hidden_size by the head count: Rust panics on a zero divisor.
+            view.outcome = PANIC
+            view.failure = Failure("attempt to divide by zero", "/num_attention_heads", "type", PANIC)
+            return view
         given = parsed.model_fields_set
         data = doc.data
 

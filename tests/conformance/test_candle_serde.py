@@ -1,0 +1,126 @@
+"""The candle-llama profile against real serde: a Rust program with candle 0.11's exact config types.
+
+For every sample, the generated family and the edge cases serde is strict about, the profile's outcome,
+serde's error message and the values candle derives must equal what the compiled program reports.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import pytest
+
+from cfglint import consumers, document
+from cfglint.engine import context_of
+from cfglint.reading import same
+from tests.conftest import sample_dirs
+from tests.conformance import serde_replica
+from tests.family import family
+
+SMOLLM = json.loads((sample_dirs()[0].parent / "smollm2-135m-instruct" / "config.json").read_text())
+LLAMA3 = json.loads((sample_dirs()[0].parent / "llama-3.2-1b" / "config.json").read_text())
+
+
+def edited(base: dict, **changes) -> dict:
+    config = copy.deepcopy(base)
+    for key, value in changes.items():
+        if value is _DELETE:
+            config.pop(key, None)
+        else:
+            config[key] = value
+    return config
+
+
+_DELETE = object()
+
+
+def variants() -> dict[str, str]:
+    """name -> file text (text, not dicts, so duplicates and literals can be written)."""
+    out = {p.name: (p / "config.json").read_text() for p in sample_dirs()}
+    out.update({f"family-{k}": json.dumps(v, indent=2) for k, v in family().items()})
+    cases = {
+        "theta-absent": edited(SMOLLM, rope_theta=_DELETE),
+        "hidden-float": edited(SMOLLM, hidden_size=576.0),
+        "hidden-string": edited(SMOLLM, hidden_size="576"),
+        "hidden-negative": edited(SMOLLM, hidden_size=-1),
+        "theta-null": edited(SMOLLM, rope_theta=None),
+        "theta-string": edited(SMOLLM, rope_theta="100000"),
+        "theta-int": edited(SMOLLM, rope_theta=100000),
+        "scaling-default-only": edited(SMOLLM, rope_scaling={"rope_type": "default"}),
+        "scaling-default-full": edited(SMOLLM, rope_scaling={"rope_type": "default", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
+        "scaling-linear": edited(SMOLLM, rope_scaling={"rope_type": "linear", "factor": 2.0}),
+        "scaling-legacy-type": edited(SMOLLM, rope_scaling={"type": "linear", "factor": 2.0}),
+        "scaling-llama3-type-key": edited(LLAMA3, rope_scaling={"type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
+        "scaling-llama3-missing-low": edited(LLAMA3, rope_scaling={"rope_type": "llama3", "factor": 32.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
+        "scaling-string": edited(SMOLLM, rope_scaling="llama3"),
+        "eos-negative": edited(SMOLLM, eos_token_id=-1),
+        "eos-string": edited(SMOLLM, eos_token_id="</s>"),
+        "eos-null": edited(SMOLLM, eos_token_id=None),
+        "eos-list": edited(SMOLLM, eos_token_id=[2, 3]),
+        "bos-list": edited(SMOLLM, bos_token_id=[1, 2]),
+        "tie-string": edited(SMOLLM, tie_word_embeddings="true"),
+        "tie-null": edited(SMOLLM, tie_word_embeddings=None),
+        "tie-absent": edited(SMOLLM, tie_word_embeddings=_DELETE),
+        "kv-absent": edited(SMOLLM, num_key_value_heads=_DELETE),
+        "kv-null": edited(SMOLLM, num_key_value_heads=None),
+        "eps-absent": edited(SMOLLM, rms_norm_eps=_DELETE),
+        "eps-int": edited(SMOLLM, rms_norm_eps=0),
+        "maxpos-absent": edited(SMOLLM, max_position_embeddings=_DELETE),
+        "heads-zero": edited(SMOLLM, num_attention_heads=0),
+        "hidden-act-gelu": edited(SMOLLM, hidden_act="gelu"),
+        "several-missing": edited(SMOLLM, rms_norm_eps=_DELETE, hidden_size=_DELETE),
+        "error-after-missing": edited(SMOLLM, rms_norm_eps=_DELETE, vocab_size=1.5),
+    }
+    out.update({k: json.dumps(v, indent=2) for k, v in cases.items()})
+    smollm_text = json.dumps(SMOLLM, indent=2)
+    out["duplicate-known"] = smollm_text.replace('"rope_theta": 100000', '"rope_theta": 10000.0,\n  "rope_theta": 100000')
+    out["duplicate-unknown"] = smollm_text.replace('"rope_theta": 100000', '"zzz": 1,\n  "zzz": 2,\n  "rope_theta": 100000')
+    out["duplicate-after-error"] = json.dumps(edited(SMOLLM, hidden_size=1.5), indent=2).replace('"rope_theta": 100000', '"rope_theta": 1,\n  "rope_theta": 100000')
+    out["nan-literal"] = smollm_text.replace('"rope_theta": 100000', '"rope_theta": NaN')
+    out["bom"] = "\ufeff" + smollm_text
+    return out
+
+
+VARIANTS = variants()
+POSITION = re.compile(r" at line \d+ column \d+$")
+
+
+@pytest.fixture(scope="module")
+def replica():
+    return serde_replica.ensure_built()
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_candle_profile_matches_serde(name, replica, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_bytes(VARIANTS[name].encode("utf-8"))
+    actual = serde_replica.run("candle", path)
+    ctx = context_of(document.load(path), [consumers.get("candle-llama")])
+    view = ctx.views.get("candle-llama")
+    if view.outcome == "not-applicable":
+        # The non-Llama controls: the profile makes no prediction, and says so.
+        assert ctx.intent.model_type not in ("llama", None)
+        return
+    predicted_outcome = view.outcome
+    if view.failure is not None and view.failure.kind == "shape":
+        predicted_outcome = "loads"  # the config parses; the panic comes from the weights (checked below)
+    assert predicted_outcome == actual["outcome"], (view.message, actual["message"])
+    if actual["outcome"] != "loads":
+        assert view.message == POSITION.sub("", actual["message"])
+        return
+    for key, value in actual["values"].items():
+        if key in view.values:
+            assert same(key, view.values[key], value), (key, view.values[key], value)
+
+
+def test_every_variant_is_exercised():
+    """Guard against the variant list silently shrinking: each serde behaviour appears at least once."""
+    kinds = set()
+    for text in VARIANTS.values():
+        doc = document.parse(document.Path("config.json"), text.encode())
+        view = context_of(doc, [consumers.get("candle-llama")]).views.get("candle-llama")
+        if view is not None and view.failure is not None:
+            kinds.add(view.failure.kind)
+    assert {"missing", "type", "variant", "duplicate", "syntax", "shape"} <= kinds

@@ -1,0 +1,51 @@
+"""The check path stays light, and an installed wheel works on its own (rules included)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+HEAVY = ("transformers", "torch", "jsonschema", "huggingface_hub", "numpy", "safetensors", "requests", "httpx")
+
+PROBE = """
+import json, sys
+from cfglint.cli import main
+code = main(["check", "samples/llama-3.2-1b-tf5", "--format", "json"])
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(json.loads(sys.argv[1])))
+print(json.dumps({"code": code, "heavy": heavy}))
+"""
+
+
+def test_check_imports_no_heavy_module():
+    proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(HEAVY)], cwd=ROOT, capture_output=True, text=True)
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result == {"code": 1, "heavy": []}
+
+
+def test_wheel_installs_and_checks_a_sample(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)], check=True, capture_output=True)
+    [wheel] = dist.glob("hf_cfglint-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
+    # Run from an unrelated folder so nothing from the checkout can be imported.
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    proc = subprocess.run(
+        [str(env_dir / "bin" / "cfglint"), "check", str(ROOT / "samples" / "llama-3.2-1b-tf5"), "--format", "json"],
+        cwd=work, capture_output=True, text=True,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert [f["code"] for f in json.loads(proc.stdout)] == ["R001", "R002"]
+    rules = subprocess.run([str(env_dir / "bin" / "cfglint"), "rules", "--format", "json"], cwd=work, capture_output=True, text=True)
+    listed = json.loads(rules.stdout)
+    assert len(listed) == len(list((ROOT / "rules").glob("[A-Z]*.py")))
+    location = subprocess.run([str(python), "-c", "import cfglint.rule as r; print(r.builtin_rules_dir())"], cwd=work, capture_output=True, text=True)
+    assert Path(location.stdout.strip()).is_relative_to(env_dir)
