@@ -30,14 +30,16 @@ def test_clean_sample_exits_0(in_repo, capsys):
 def test_transformers5_sample_exits_1_with_the_consequence(in_repo, capsys):
     code, out, _ = run(capsys, "check", TF5, "--format", "concise")
     assert code == 1
-    assert out.startswith(f"{TF5}/config.json:27:5: R001 rope_theta 100000 is only in rope_parameters: candle-llama will use 10000.0")
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{TF5}/config.json:8:3: D001 dtype \"bfloat16\" has no torch_dtype twin")
+    assert lines[1].startswith(f"{TF5}/config.json:27:5: R001 rope_theta 100000 is only in rope_parameters: candle-llama will use 10000.0")
 
 
 def test_json_contract(in_repo, capsys):
     code, out, _ = run(capsys, "check", TF5, "--format", "json")
     findings = json.loads(out)
-    assert code == 1 and len(findings) == 1
-    f = findings[0]
+    assert code == 1 and [f["code"] for f in findings] == ["D001", "R001"]
+    f = findings[1]
     for key in ("code", "severity", "message", "path", "line", "column", "pointer", "consumers", "fix"):
         assert key in f
     assert (f["code"], f["severity"], f["pointer"], f["consumers"]) == ("R001", "error", "/rope_parameters/rope_theta", ["candle-llama"])
@@ -73,7 +75,7 @@ def test_not_applicable_is_said_not_guessed(in_repo, capsys):
 
 def test_several_paths_and_a_config_file_path(in_repo, capsys):
     code, out, _ = run(capsys, "check", CLEAN, f"{TF5}/config.json", "--format", "concise")
-    assert code == 1 and out.count("R001") == 1
+    assert code == 1 and out.count("R001") == 1 and out.count("D001") == 1
 
 
 def test_unknown_consumer_is_a_usage_error(in_repo, capsys):

@@ -107,6 +107,7 @@ def test_llama3_fix_adds_scaling_and_theta():
         "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
                          "original_max_position_embeddings": 8192, "rope_type": "llama3"},
         "rope_theta": 500000.0,
+        "torch_dtype": "bfloat16",
     }
 
 
@@ -145,7 +146,7 @@ def test_write_applies_then_nothing_is_pending(tmp_path, capsys):
     model = copy_sample(tmp_path)
     os.chmod(model / "config.json", 0o640)
     assert main(["fix", "--write", str(model)]) == 0
-    assert "fixed 1 finding" in capsys.readouterr().err
+    assert "fixed 2 findings" in capsys.readouterr().err
     assert oct(os.stat(model / "config.json").st_mode & 0o777) == "0o640"
     assert main(["fix", str(model)]) == 0
     assert main(["check", str(model)]) == 0

@@ -43,7 +43,7 @@ def test_wheel_installs_and_checks_a_sample(tmp_path):
         cwd=work, capture_output=True, text=True,
     )
     assert proc.returncode == 1, proc.stderr
-    assert [f["code"] for f in json.loads(proc.stdout)] == ["R001", "R002"]
+    assert [f["code"] for f in json.loads(proc.stdout)] == ["D001", "R001", "R002"]
     rules = subprocess.run([str(env_dir / "bin" / "cfglint"), "rules", "--format", "json"], cwd=work, capture_output=True, text=True)
     listed = json.loads(rules.stdout)
     assert len(listed) == len(list((ROOT / "rules").glob("[A-Z]*.py")))

@@ -31,9 +31,9 @@ def test_sample_output_matches_golden(sample, command, in_repo, capsys):
     "sample, codes",
     [
         ("smollm2-135m-instruct", []),
-        ("smollm2-135m-instruct-tf5", ["R001"]),
+        ("smollm2-135m-instruct-tf5", ["D001", "R001"]),
         ("llama-3.2-1b", []),
-        ("llama-3.2-1b-tf5", ["R001", "R002"]),
+        ("llama-3.2-1b-tf5", ["D001", "R001", "R002"]),
         ("llama-bias", ["A002"]),
         ("kanana-1.5-2.1b", ["A001"]),
         ("qwen3-0.6b", ["M001"]),

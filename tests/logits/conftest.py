@@ -1,0 +1,75 @@
+"""Shared fixtures for the logits check: tiny random Llama checkpoints written by transformers 5 itself."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_NEEDS = ("torch", "transformers", "safetensors")
+if any(importlib.util.find_spec(name) is None for name in _NEEDS):
+    # The logits check is an optional extra; without it there is nothing here to test.
+    collect_ignore_glob = ["test_*.py"]
+else:
+    import torch
+
+    # On a 2-core machine shared with other jobs, OpenMP's spinning workers made 2-thread forwards
+    # 10-20x slower than 1 thread; one thread keeps the suite's run time predictable.
+    torch.set_num_threads(1)
+
+TINY_BASE = {
+    "vocab_size": 96,
+    "hidden_size": 64,
+    "intermediate_size": 96,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 64,
+    "rms_norm_eps": 1e-5,
+    "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0},
+    "tie_word_embeddings": False,
+    "bos_token_id": 1,
+    "eos_token_id": 2,
+}
+
+
+def write_tiny_llama(directory: Path, seed: int = 0, **overrides) -> Path:
+    """Save a seeded random LlamaForCausalLM with TINY_BASE + overrides to directory (float32 safetensors)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(LlamaConfig(**{**TINY_BASE, **overrides}))
+    with torch.no_grad():
+        # transformers initialises biases to zero and norms to one, which would make a test of
+        # biases or norm handling pass vacuously; every parameter gets its own random values instead.
+        for name, parameter in model.named_parameters():
+            if name.endswith("norm.weight"):
+                parameter.copy_(1.0 + 0.1 * torch.randn_like(parameter))
+            else:
+                parameter.normal_(0.0, 0.15)
+    model.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory):
+    """Factory: tiny_llama(name, **overrides) -> model directory, each variant written once per session."""
+    made: dict[str, Path] = {}
+
+    def make(name: str, **overrides) -> Path:
+        if name not in made:
+            made[name] = write_tiny_llama(tmp_path_factory.mktemp(f"tiny-{name}"), **overrides)
+        return made[name]
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def prompt_ids():
+    """A fixed pseudo-random prompt of 32 tokens inside the tiny vocabulary."""
+    import torch
+
+    generator = torch.Generator().manual_seed(1234)
+    return torch.randint(3, TINY_BASE["vocab_size"], (32,), generator=generator).tolist()
