@@ -23,7 +23,7 @@ theta from the top-level key, so it ends up with exactly the same RoPE parameter
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix
 from cfglint.reading import show
-from cfglint.rule import describe, uses
+from cfglint.rule import uses
 
 CODE = "R002"
 NAME = "rope-scaling-only-nested"
@@ -45,4 +45,6 @@ def check(ctx):
         edits.insert(0, Edit("set", "/rope_theta", intent.values["rope_theta"]))
     fix = Fix(f"add top-level \"rope_scaling\" ({scaling['rope_type']})", Applicability.SAFE, tuple(edits))
     kind = scaling["rope_type"]
-    yield Finding(f"{kind} RoPE scaling {show(scaling)} is only in rope_parameters: {describe(effects)}", "/rope_parameters/rope_type", tuple(effects), fix)
+    readers = [e.consumer for e in effects]
+    who = readers[0] if len(readers) == 1 else ", ".join(readers[:-1]) + " and " + readers[-1]
+    yield Finding(f"{kind} RoPE scaling {show(scaling)} is only in rope_parameters: {who} will run plain, unscaled RoPE", "/rope_parameters/rope_type", tuple(effects), fix)
