@@ -67,7 +67,7 @@ def transformers_frequencies(scaling: dict, theta: float, seq_len: int) -> tuple
 @pytest.mark.parametrize("theta", [10000.0, 500000.0])
 def test_scaled_frequencies_equal_transformers(name, theta):
     scaling = SCALINGS[name]
-    values = {"rope_theta": theta, "rope_scaling": {k: v for k, v in scaling.items()}}
+    values = {"rope_theta": theta, "rope_scaling": dict(scaling)}
     # A sequence longer than max_position_embeddings, which is when dynamic scaling acts.
     seq_len = 3 * MAX_POSITIONS
     ours, our_scale = inverse_frequencies(RopeSpec.from_values(values), HEAD_DIM, MAX_POSITIONS, seq_len)
@@ -80,7 +80,7 @@ def test_dynamic_keeps_plain_frequencies_within_the_trained_length():
     spec = RopeSpec.from_values({"rope_theta": 10000.0, "rope_scaling": SCALINGS["dynamic"]})
     plain = RopeSpec.from_values({"rope_theta": 10000.0, "rope_scaling": None})
     within, _ = inverse_frequencies(spec, HEAD_DIM, MAX_POSITIONS, MAX_POSITIONS)
-    beyond, _ = inverse_frequencies(spec, HEAD_DIM, MAX_POSITIONS, MAX_POSITIONS + 1)
+    beyond, _ = inverse_frequencies(spec, HEAD_DIM, MAX_POSITIONS, 2 * MAX_POSITIONS)
     default, _ = inverse_frequencies(plain, HEAD_DIM, MAX_POSITIONS, MAX_POSITIONS)
     assert torch.allclose(within, default, rtol=1e-6, atol=0)
     assert not torch.allclose(beyond, default, rtol=1e-3, atol=0)
