@@ -291,3 +291,29 @@ def test_transformers4_reads_the_intent_after_the_fix(name, fixed_family, transf
     assert got["outcome"] == "loads", got
     for key in ("rope_theta", "rope_scaling"):
         assert same(key, got["values"][key], ctx.intent.values[key]), (key, got["values"][key], ctx.intent.values[key])
+
+
+def _make_read_only(path):
+    """chmod does not stop root, so as root use the immutable attribute; undo with the returned callable."""
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", str(path)], check=True)
+        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+    mode = path.stat().st_mode
+    os.chmod(path, 0o555 if path.is_dir() else 0o444)
+    return lambda: os.chmod(path, mode)
+
+
+@pytest.mark.parametrize("what", ["directory", "file"])
+def test_read_only_target_is_a_one_line_error(what, tmp_path, capsys):
+    model = copy_sample(tmp_path)
+    config = model / "config.json"
+    before = config.read_bytes()
+    undo = _make_read_only(model if what == "directory" else config)
+    try:
+        assert main(["fix", "--write", str(model)]) == 2
+    finally:
+        undo()
+    err = capsys.readouterr().err
+    assert err.startswith(f"cfglint: error: {config}: cannot write:") and err.count("\n") == 1
+    assert config.read_bytes() == before
+    assert sorted(p.name for p in model.iterdir()) == ["config.json"]  # no temp file left behind
