@@ -74,6 +74,13 @@ def test_reference_continues_the_prompt_with_paris(reference, tokenizer):
     assert tokenizer.decode(reference.greedy(DEFAULT_PROMPT_IDS, 3)).startswith(" Paris")
 
 
+def test_full_recompute_greedy_equals_transformers_generate(reference):
+    """The reference decodes by full recompute like the readings; transformers' cached generate agrees."""
+    with torch.inference_mode():
+        generated = reference.model.generate(torch.tensor([DEFAULT_PROMPT_IDS]), max_new_tokens=20, do_sample=False)
+    assert generated[0, len(DEFAULT_PROMPT_IDS) :].tolist() == reference.greedy(DEFAULT_PROMPT_IDS, 20)
+
+
 def test_reading_with_the_right_theta_agrees_with_transformers(reference, tokenizer):
     reading = reference.reading(reference.values)
     long_ids = tokenizer(LONG_PROMPT)["input_ids"]
