@@ -5,15 +5,27 @@ from __future__ import annotations
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic
 from cfglint.document import Document
+from cfglint.generation import load as load_generation
 from cfglint.intent import intent_of
 from cfglint.rule import Context, Rule
+from cfglint.weights import Weights
+from cfglint.weights import find as find_weights
 
 
 def context_of(doc: Document, consumers: list[Consumer]) -> Context:
     if not doc.ok or not isinstance(doc.data, dict):
         return Context(doc, None, {})
     intent = intent_of(doc.data)
-    return Context(doc, intent, {c.name: c.view(doc, intent) for c in consumers})
+    views = {c.name: c.view(doc, intent) for c in consumers}
+    return Context(doc, intent, views, weights_beside(doc), generation=load_generation(doc))
+
+
+def weights_beside(doc: Document) -> Weights | None:
+    """The checkpoint in a model directory: only for a config.json that is a file on disk."""
+    path = doc.path
+    if path.name != "config.json" or not path.is_file():
+        return None
+    return find_weights(path.parent)
 
 
 def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]:

@@ -20,6 +20,7 @@ from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.reading import same
+from cfglint.weights import Weights
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Context:
     doc: Document
     intent: Intent | None  # None when the document is not a JSON object
     views: dict[str, View] = field(default_factory=dict)
+    weights: Weights | None = None  # the checkpoint beside config.json (headers only); None when there is none
 
     @property
     def config(self) -> dict:

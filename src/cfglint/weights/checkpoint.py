@@ -1,0 +1,185 @@
+"""A model directory's weights as loaders see them: tensor names, shapes and dtypes, from headers only.
+
+Which files count follows the loaders: with `model.safetensors.index.json`, the shards its weight_map
+names (transformers and candle read only those); without one, `model.safetensors`. Other
+`model*.safetensors` files beside an index are "stray": mlx-lm globs `model*.safetensors` and loads them
+too, and llama.cpp's converter refuses a directory whose index and files disagree. Pickle checkpoints
+(`pytorch_model*.bin`) are only noted: opening a pickle can run code, so cfglint never does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cfglint.weights.header import MAX_HEADER, FLOAT_DTYPES, Header, TensorInfo, read_header
+
+INDEX = "model.safetensors.index.json"
+SINGLE = "model.safetensors"
+PICKLE_PATTERNS = ("pytorch_model*.bin", "pytorch_model.bin.index.json")
+
+
+@dataclass(frozen=True)
+class Tensor:
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    file: str
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    message: str
+    kind: str  # "unreadable": loaders cannot read it; "index": index and shards disagree; "stray": unindexed shards
+
+
+@dataclass
+class Weights:
+    directory: Path
+    files: list[str] = field(default_factory=list)  # the safetensors files loaders read, in order
+    tensors: dict[str, Tensor] = field(default_factory=dict)
+    stray: dict[str, list[str]] = field(default_factory=dict)  # model*.safetensors the index does not name -> tensor names
+    problems: list[Problem] = field(default_factory=list)
+    pickles: list[str] = field(default_factory=list)  # pickle weight files, when there is no safetensors checkpoint
+    complete: bool = True  # False when some file's tensor list could not be read
+    cache: dict = field(default_factory=dict, repr=False)  # per-context computations (loading plans)
+
+    @property
+    def safetensors(self) -> bool:
+        return bool(self.files)
+
+    def dtypes(self) -> dict[str, int]:
+        """Stored dtype -> number of elements held in it, largest first."""
+        counts: dict[str, int] = {}
+        for t in self.tensors.values():
+            counts[t.dtype] = counts.get(t.dtype, 0) + t.numel
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+    def float_dtypes(self) -> dict[str, int]:
+        return {d: n for d, n in self.dtypes().items() if d in FLOAT_DTYPES}
+
+    def parameters(self) -> int:
+        return sum(t.numel for t in self.tensors.values())
+
+
+def find(directory: Path) -> Weights | None:
+    """The weights in a model directory, or None when it holds no weight files at all."""
+    try:
+        names = {p.name for p in directory.iterdir() if p.is_file()}
+    except OSError:
+        return None
+    weights = Weights(directory)
+    model_files = sorted(n for n in names if n.startswith("model") and n.endswith(".safetensors"))
+    if INDEX in names:
+        _read_sharded(weights, names, model_files)
+    elif SINGLE in names:
+        _read_files(weights, [SINGLE])
+        weights.stray = {n: _names(weights, n) for n in model_files if n != SINGLE}
+        for n in weights.stray:
+            weights.problems.append(Problem(n, f"{n} sits beside {SINGLE} with no index: transformers and candle never read it", "stray"))
+    elif model_files:
+        _read_files(weights, model_files)
+        weights.problems.append(Problem(model_files[0], f"{len(model_files)} safetensors shards ({', '.join(model_files[:2])}{', ...' if len(model_files) > 2 else ''}) and no {INDEX}: transformers and candle find no weights", "stray"))
+    else:
+        weights.pickles = sorted(n for n in names if any(Path(n).match(p) for p in PICKLE_PATTERNS))
+        return weights if weights.pickles else None
+    return weights
+
+
+def _read_sharded(weights: Weights, names: set[str], model_files: list[str]) -> None:
+    weight_map = _read_index(weights, weights.directory / INDEX)
+    if weight_map is None:
+        weights.complete = False
+        return
+    shards: list[str] = []
+    for shard in dict.fromkeys(weight_map.values()):
+        if "/" in shard or "\\" in shard or shard in ("", ".", ".."):
+            weights.problems.append(Problem(INDEX, f"names shard {shard!r}, which is not a file name in the model directory; not read", "unreadable"))
+            weights.complete = False
+        elif shard not in names:
+            weights.problems.append(Problem(INDEX, f"names shard {shard}, which is not in the model directory", "unreadable"))
+            weights.complete = False
+        else:
+            shards.append(shard)
+    headers = _read_files(weights, shards, weight_map)
+    for name, shard in weight_map.items():
+        header = headers.get(shard)
+        if header is not None and header.readable and name not in header.tensors:
+            weights.problems.append(Problem(INDEX, f"{INDEX} lists {name} in {shard}, which does not hold it", "index"))
+    for shard, header in headers.items():
+        unlisted = [n for n in header.tensors if n not in weight_map]
+        if unlisted:
+            weights.problems.append(Problem(shard, f"{shard} holds {len(unlisted)} tensor(s) that {INDEX} does not list, e.g. {unlisted[0]}", "index"))
+    for stray in model_files:
+        if stray not in headers and stray not in weight_map.values():
+            weights.stray[stray] = _names(weights, stray)
+            weights.problems.append(Problem(stray, f"{stray} is not named by {INDEX}: transformers and candle never read it", "stray"))
+
+
+def _read_index(weights: Weights, path: Path) -> dict[str, str] | None:
+    def fail(message: str) -> None:
+        weights.problems.append(Problem(INDEX, message, "unreadable"))
+
+    try:
+        size = path.stat().st_size
+        if size > MAX_HEADER:
+            return fail(f"is {size / 2**20:.0f} MiB, over the {MAX_HEADER >> 20} MiB limit; not read")
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as err:
+        return fail(f"cannot be read: {err.strerror or err}")
+    except UnicodeDecodeError:
+        return fail("is not UTF-8")
+    except (json.JSONDecodeError, RecursionError) as err:
+        return fail(f"is not JSON: {getattr(err, 'msg', 'nested too deeply')}")
+    weight_map = data.get("weight_map") if isinstance(data, dict) else None
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        return fail('has no "weight_map" object of tensor name -> shard file')
+    return weight_map
+
+
+def _read_files(weights: Weights, files: list[str], weight_map: dict[str, str] | None = None) -> dict[str, Header]:
+    """Read each file's header into weights. A name held by two files is a duplicate; the index, when
+    there is one, says which copy index-driven loaders take."""
+    headers: dict[str, Header] = {}
+    owner: dict[str, str] = {}
+    for name in files:
+        header = _read_one(weights.directory / name)
+        headers[name] = header
+        weights.files.append(name)
+        for message in header.problems:
+            weights.problems.append(Problem(name, message, "unreadable"))
+        if not header.readable:
+            weights.complete = False
+            continue
+        for tensor in header.tensors.values():
+            if tensor.name in owner:
+                weights.problems.append(Problem(name, f"{tensor.name} is in both {owner[tensor.name]} and {name}", "index"))
+                if weight_map is None or weight_map.get(tensor.name) != name:
+                    continue
+            owner[tensor.name] = name
+            weights.tensors[tensor.name] = Tensor(tensor.name, tensor.dtype, tensor.shape, name)
+    return headers
+
+
+def _read_one(path: Path) -> Header:
+    try:
+        with path.open("rb") as stream:
+            return read_header(stream, os.fstat(stream.fileno()).st_size)
+    except OSError as err:
+        return Header(problems=[f"cannot be read: {err.strerror or err}"], readable=False)
+
+
+def _names(weights: Weights, name: str) -> list[str]:
+    header = _read_one(weights.directory / name)
+    return list(header.tensors) if header.readable else []
+
+
+__all__ = ["Problem", "Tensor", "TensorInfo", "Weights", "find"]

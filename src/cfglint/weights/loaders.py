@@ -1,0 +1,104 @@
+"""What each runtime does with the tensors it finds, beyond what its config reading decides.
+
+A consumer's view says which tensors it builds (its head_dim, kv heads, tie and bias flags); this table
+says what happens when the checkpoint has more, fewer, or differently shaped tensors. Facts and sources:
+consumer-facts sections 1.4 (candle), 2.5 (transformers), 3.4 (mlx-lm), 4.3 (llama.cpp), 5.1 (mistral.rs).
+Consumers with no entry here are left out of weight findings rather than guessed at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cfglint.weights.layout import HEAD, is_inv_freq
+
+# What a runtime does about one kind of disagreement, worst last.
+IGNORES, DROPS, WARNS, ERROR, PANIC = "ignores", "drops", "warns", "error", "panic"
+RANK = {IGNORES: 0, DROPS: 0, WARNS: 1, ERROR: 2, PANIC: 3}
+
+
+@dataclass(frozen=True)
+class Loader:
+    consumer: str
+    missing_layer: str  # a per-layer tensor it requests is absent
+    missing: str  # any other requested tensor is absent
+    unused: str  # the checkpoint holds a tensor it never requests
+    shape_layer: str
+    shape: str
+    missing_words: str  # "{name}"
+    unused_words: str  # "{count}", "{names}"
+    shape_words: str  # "{name}", "{expected}", "{got}"
+    biases_stored: bool = False  # builds a bias wherever the checkpoint has one, whatever the flags say
+    head_stored: bool = False  # uses lm_head.weight whenever stored, else the embeddings
+    drops_tied_head: bool = False  # discards a stored lm_head.weight when tied, before a strict load
+    unties: bool = False  # uses a stored lm_head.weight despite tie_word_embeddings when it differs from the embeddings
+    drops_inv_freq: str = ""  # the name suffix of leftover RoPE buffers it discards ("" when none)
+    reads_pickle: bool = False
+    globs_shards: bool = False  # loads every model*.safetensors, indexed or not
+    uses_dtype: bool = False  # loads the weights in the config's dtype / torch_dtype
+    dtype: str = ""  # what it does with that key instead, or how
+    source: str = ""
+
+    def drops(self, name: str, tie: bool) -> bool:
+        if name == HEAD and tie and self.drops_tied_head:
+            return True
+        return bool(self.drops_inv_freq) and is_inv_freq(name) and name.endswith(self.drops_inv_freq)
+
+
+_TRANSFORMERS = dict(
+    missing_layer=WARNS, missing=WARNS, unused=WARNS, shape_layer=ERROR, shape=ERROR,
+    missing_words="{name} MISSING: newly initialized",
+    unused_words="UNEXPECTED keys, ignored",
+    drops_inv_freq="rotary_emb.inv_freq", reads_pickle=True,
+)
+
+LOADERS = {
+    loader.consumer: loader
+    for loader in (
+        Loader(
+            "candle-llama", missing_layer=PANIC, missing=ERROR, unused=IGNORES, shape_layer=PANIC, shape=ERROR,
+            missing_words="cannot find tensor {name}",
+            unused_words="never requested",
+            shape_words="shape mismatch for {name}, expected: {expected}, got: {got}",
+            dtype="weights are cast to the example's --dtype, default f16",
+            source="candle-transformers 0.11 models/llama.rs Llama::load, Block::load(...).unwrap(); candle-nn var_builder.rs",
+        ),
+        Loader("transformers-5", **_TRANSFORMERS, unties=True,
+               shape_words="{name} MISMATCH - ckpt: {got} vs model: {expected}; ignore_mismatched_sizes is False, so it raises", uses_dtype=True, dtype="from_pretrained's default dtype=\"auto\" loads in it",
+               source="transformers 5 modeling_utils.py, utils/loading_report.py"),
+        Loader("transformers-4", **_TRANSFORMERS, drops_tied_head=True,
+               shape_words="size mismatch for {name}: copying a param with shape {got} from checkpoint, the shape in current model is {expected}",
+               dtype="loads float32 unless from_pretrained(dtype=\"auto\")",
+               source="transformers 4.57 modeling_utils.py"),
+        Loader(
+            "mlx-lm", missing_layer=ERROR, missing=ERROR, unused=ERROR, shape_layer=ERROR, shape=ERROR,
+            missing_words="Missing parameters: {name}",
+            unused_words="Received {count} parameters not in model: {names}",
+            shape_words="Expected shape {expected} but received shape {got} for parameter {name}",
+            drops_tied_head=True, drops_inv_freq="self_attn.rotary_emb.inv_freq", globs_shards=True,
+            dtype="keeps the stored dtype at load; mlx_lm.convert casts to torch_dtype",
+            source="mlx-lm models/llama.py Model.sanitize, utils.load_model (load_weights strict=True)",
+        ),
+        Loader(
+            "mistralrs", missing_layer=ERROR, missing=ERROR, unused=IGNORES, shape_layer=ERROR, shape=ERROR,
+            missing_words="cannot find tensor {name}",
+            unused_words="never requested",
+            shape_words="shape mismatch for {name}, expected: {expected}, got: {got}",
+            dtype="the dtype is chosen at load",
+            source="mistral.rs mistralrs-core/src/models/llama.rs (candle VarBuilder)",
+        ),
+        Loader(
+            "llama-cpp", missing_layer=ERROR, missing=ERROR, unused=ERROR, shape_layer=ERROR, shape=ERROR,
+            missing_words="missing tensor {name}",
+            unused_words="Can not map tensor {names}",
+            shape_words="tensor {name} has wrong shape; expected {expected}, got {got}",
+            biases_stored=True, head_stored=True, drops_inv_freq="rotary_emb.inv_freq", reads_pickle=True,
+            globs_shards=True, dtype="the output type is guessed from the first tensor",
+            source="llama.cpp conversion/base.py, conversion/llama.py; src/models/llama.cpp",
+        ),
+    )
+}
+
+
+def loader_for(consumer: str) -> Loader | None:
+    return LOADERS.get(consumer)
