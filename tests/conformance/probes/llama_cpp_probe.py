@@ -12,7 +12,10 @@ the converter's own gguf-py. Values are what the llama.cpp runtime would load fr
 - `head_dim`, `num_key_value_heads`, `max_position_embeddings`, `rms_norm_eps`, `eos_token_id`.
 - `tie_word_embeddings`, `attention_bias`, `mlp_bias`: from the tensors present (the runtime falls
   back to the token embeddings without `output.weight`, and uses any bias tensor it finds).
-`values["tensors"]` lists the evidence: `output.weight`, the bias tensors, the `rope_freqs` values.
+`values["tensors"]` lists the evidence: `output.weight`, the bias tensors, the `rope_freqs` values
+and `rope.dimension_count`;
+`values["hparams_source"]` says whether the converter read hparams through transformers' AutoConfig
+or, after AutoConfig refused the directory, from the raw config.json.
 Without --converter, the converter is fetched into the test cache (see llama_cpp_converter.py).
 A failed conversion is outcome "error" with the converter's last error line; the probe exits 0.
 """
@@ -69,13 +72,17 @@ def main(argv: list[str]) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="llama-cpp-probe-") as scratch:
         gguf_path = Path(scratch) / "model.gguf"
-        failure = _convert(converter, Path(options.model_dir), gguf_path)
-        if failure is not None:
+        converted = _convert(converter, Path(options.model_dir), gguf_path)
+        log = converted.stderr + converted.stdout
+        if converted.returncode != 0 or not gguf_path.is_file():
             result["outcome"] = "error"
-            result["message"] = failure
+            result["message"] = _last_error_line(log) or (
+                f"converter exited with status {converted.returncode} and no output"
+            )
         else:
             reader = gguf.GGUFReader(gguf_path)
             result["values"] = _values(reader, _config_json(Path(options.model_dir)))
+            result["values"]["hparams_source"] = _hparams_source(log)
     json_out.write(json.dumps(result) + "\n")
     json_out.flush()
     return 0
@@ -105,8 +112,7 @@ def _converter_version(converter: Path) -> str:
     return "unknown"
 
 
-def _convert(converter: Path, model_dir: Path, gguf_path: Path) -> str | None:
-    """Run the converter; return None on success, else its last error line."""
+def _convert(converter: Path, model_dir: Path, gguf_path: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env.pop("NO_LOCAL_GGUF", None)  # that would make it use an installed gguf instead of its own
     command = [
@@ -117,11 +123,15 @@ def _convert(converter: Path, model_dir: Path, gguf_path: Path) -> str | None:
         command, capture_output=True, text=True, timeout=_CONVERT_TIMEOUT_S, env=env, check=False
     )
     sys.stderr.write(completed.stderr)  # the converter's log, for whoever reads the probe's stderr
-    if completed.returncode == 0 and gguf_path.is_file():
-        return None
-    return _last_error_line(completed.stderr + completed.stdout) or (
-        f"converter exited with status {completed.returncode} and no output"
-    )
+    return completed
+
+
+def _hparams_source(log: str) -> str:
+    # ModelBase.load_hparams logs this when transformers' AutoConfig refused the directory and it
+    # fell back to the raw JSON (no rope standardisation, no defaults filled in).
+    if "Trying to load config.json instead" in log:
+        return "config.json"
+    return "transformers"
 
 
 def _last_error_line(output: str) -> str | None:
@@ -148,11 +158,16 @@ def _values(reader, config: dict) -> dict:
 
     heads = key("attention.head_count")
     rope_dims = key("rope.dimension_count")
-    head_dim = key("attention.key_length") or rope_dims or key("embedding_length") // heads
+    # llama.cpp's n_embd_head_k; for LLAMA it refuses a rope.dimension_count that differs.
+    head_dim = key("attention.key_length") or key("embedding_length") // heads
     freq_base = key("rope.freq_base")
     rope_theta = RUNTIME_DEFAULT_ROPE_THETA if freq_base is None else _float32(freq_base)
     bias_names = sorted({_per_layer_name(name) for name in tensors if name.endswith(".bias")})
-    evidence: dict = {"output.weight": "output.weight" in tensors, "biases": bias_names}
+    evidence: dict = {
+        "output.weight": "output.weight" in tensors,
+        "biases": bias_names,
+        "rope.dimension_count": rope_dims,
+    }
     rope_freqs = tensors.get("rope_freqs.weight")
     if rope_freqs is not None:
         evidence["rope_freqs"] = [_float32(value) for value in rope_freqs.data.tolist()]
