@@ -8,8 +8,8 @@ Behaviour is observable through generation instead:
 - `--logprobs` adds `values["logprobs"]`: the log-softmax of the last-position logits for the
   prompt, one float per vocabulary id (the full top-logprobs list of the first generated token).
 - `--greedy N` adds `values["greedy_ids"]`: N token ids generated at temperature 0, eos ignored.
-Both add `values["prompt_ids"]`. mistral.rs only takes text prompts and always starts them with the
-tokenizer's BOS, so --prompt-ids must start with the BOS id: the rest is decoded to text, and the
+Both add `values["prompt_ids"]`. mistral.rs only takes text prompts, and adds the tokenizer's BOS
+itself: the ids (with that BOS first, when the tokenizer adds one) are decoded to text, and the
 probe insists that mistral.rs tokenizes that text back to exactly the given ids.
 Prints one JSON object (see the values contract) and exits 0, also when mistral.rs fails to load.
 """
@@ -131,15 +131,16 @@ def _generation_values(runner, options: argparse.Namespace) -> dict:
 
 
 def _prompt_text(runner, prompt_ids: list[int]) -> str:
-    # Decoding the BOS too would leave a space after it that re-encodes as an extra token.
-    text = runner.detokenize_text(prompt_ids[1:], False)
-    round_trip = runner.tokenize_text(text, True, None)
-    if round_trip != prompt_ids:
-        raise SystemExit(
-            f"prompt ids {prompt_ids[1:]} decode to {text!r}, which mistral.rs tokenizes as "
-            f"{round_trip}: start the ids with the BOS id and use ids that survive a round trip"
-        )
-    return text
+    # Tokenizers that add a BOS need it left out of the text: decoding it too would put a space
+    # after it that re-encodes as an extra token.
+    for skipped in (0, 1):
+        text = runner.detokenize_text(prompt_ids[skipped:], False)
+        if runner.tokenize_text(text, True, None) == prompt_ids:
+            return text
+    raise SystemExit(
+        f"mistral.rs cannot be given prompt ids {prompt_ids}: no decoded text encodes back to "
+        "exactly them (include the BOS id when the tokenizer adds one)"
+    )
 
 
 def _full_distribution(top_logprobs) -> list[float]:
