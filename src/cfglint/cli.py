@@ -178,6 +178,21 @@ def explain(code: str = typer.Argument(..., help="A rule code such as R001, or i
     raise UsageError(f"unknown rule {code!r} (see `cfglint rules`)")
 
 
+@app.command()
+def sampling(
+    path: str = typer.Argument(..., metavar="PATH", help="A model directory or its config.json."),
+    consumer: Optional[List[str]] = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Only this runtime (repeatable): candle-llama, mlx-lm."),
+    logits: Optional[str] = typer.Option(None, "--logits", metavar="FILE.npy", help="Measure on this logits vector (last position of a .npy array)."),
+    logits_json: Optional[str] = typer.Option(None, "--logits-json", metavar="FILE", help="Measure on a logits vector saved as a JSON array."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", help="Measure on transformers 5's next-token logits for this prompt (needs the weights and the logits extra)."),
+    output_format: str = typer.Option("table", "--format", help="table or json."),
+) -> int:
+    """Show the setting of each runtime's sampler that reproduces transformers' generate(), or how far off it is."""
+    from cfglint.sampling.command import run as run_sampling
+
+    return run_sampling(path, consumer, logits, logits_json, prompt, output_format)
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         result = app(args=argv, prog_name="cfglint", standalone_mode=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic
 from cfglint.document import Document
+from cfglint.generation import load as load_generation
 from cfglint.intent import intent_of
 from cfglint.rule import Context, Rule
 from cfglint.weights import Weights
@@ -15,7 +16,8 @@ def context_of(doc: Document, consumers: list[Consumer]) -> Context:
     if not doc.ok or not isinstance(doc.data, dict):
         return Context(doc, None, {})
     intent = intent_of(doc.data)
-    return Context(doc, intent, {c.name: c.view(doc, intent) for c in consumers}, weights_beside(doc))
+    views = {c.name: c.view(doc, intent) for c in consumers}
+    return Context(doc, intent, views, weights_beside(doc), generation=load_generation(doc))
 
 
 def weights_beside(doc: Document) -> Weights | None:

@@ -70,11 +70,11 @@ class Generation:
 
 def load(config_doc: Document) -> Generation:
     """Resolve the generation settings for the config in config_doc, reading generation_config.json beside it."""
-    path = beside(config_doc.path)
     file: Document | None = None
-    if path.is_file():
+    # Only a model directory's config.json has a generation_config.json that transformers would read.
+    if config_doc.path.name == "config.json" and beside(config_doc.path).is_file():
         try:
-            file = document.load(path)
+            file = document.load(beside(config_doc.path))
         except OSError:
             file = None  # unreadable: transformers' loader raises OSError and falls back to config.json
     return resolve(config_doc, file)

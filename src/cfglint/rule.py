@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Iterator
 from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
+from cfglint.generation import Generation
 from cfglint.intent import Intent
 from cfglint.reading import same
 from cfglint.weights import Weights
@@ -31,6 +32,7 @@ class Context:
     intent: Intent | None  # None when the document is not a JSON object
     views: dict[str, View] = field(default_factory=dict)
     weights: Weights | None = None  # the checkpoint beside config.json (headers only); None when there is none
+    generation: Generation | None = None  # generate()'s settings, from generation_config.json or config.json
 
     @property
     def config(self) -> dict:
