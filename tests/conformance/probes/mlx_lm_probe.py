@@ -147,9 +147,13 @@ def _last_position_logits(model, prompt_ids: list[int]) -> list[float]:
     return [float(value) for value in logits.tolist()]
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+def _one_line(exc: BaseException, limit: int = 400) -> str:
+    # Some messages put the cause on a second line (strict dataclass validation) and some list
+    # hundreds of names (unknown model_type): join the lines, then cap the length.
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _reserve_stdout_for_json():
