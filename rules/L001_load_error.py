@@ -29,9 +29,12 @@ SEVERITY = "error"
 
 def check(ctx):
     groups = {}
-    for name, view in ctx.failures({"missing", "type", "variant"}):
+    theta_nested = ctx.intent is not None and ctx.intent.sources["rope_theta"] not in ("/rope_theta", "default")
+    for name, view in ctx.failures({"missing", "type", "variant", "validation"}):
         if view.failure.pointer.startswith("/rope_scaling"):
             continue  # R004 says why
+        if view.failure.pointer == "/rope_theta" and view.failure.kind == "missing" and theta_nested:
+            continue  # R001: the value is there, only nested where this runtime does not look
         groups.setdefault(view.failure.pointer, []).append(fails(name, view))
     for pointer, effects in groups.items():
         key = pointer.rsplit("/", 1)[-1] or "config"

@@ -32,7 +32,10 @@ def test_transformers5_sample_exits_1_with_the_consequence(in_repo, capsys):
     assert code == 1
     lines = out.splitlines()
     assert lines[0].startswith(f"{TF5}/config.json:8:3: D001 dtype \"bfloat16\" has no torch_dtype twin")
-    assert lines[1].startswith(f"{TF5}/config.json:27:5: R001 rope_theta 100000 is only in rope_parameters: candle-llama will use 10000.0")
+    assert lines[1] == (
+        f"{TF5}/config.json:27:5: R001 rope_theta 100000 is only in rope_parameters: candle-llama, transformers-4 and "
+        "mlx-lm will use 10000.0 (default); mistralrs refuses to load (missing field `rope_theta`)"
+    )
 
 
 def test_json_contract(in_repo, capsys):
@@ -42,7 +45,7 @@ def test_json_contract(in_repo, capsys):
     f = findings[1]
     for key in ("code", "severity", "message", "path", "line", "column", "pointer", "consumers", "fix"):
         assert key in f
-    assert (f["code"], f["severity"], f["pointer"], f["consumers"]) == ("R001", "error", "/rope_parameters/rope_theta", ["candle-llama"])
+    assert (f["code"], f["severity"], f["pointer"], f["consumers"]) == ("R001", "error", "/rope_parameters/rope_theta", ["candle-llama", "transformers-4", "mlx-lm", "mistralrs"])
     assert f["fix"] == {"message": 'add top-level "rope_theta": 100000', "applicability": "safe", "edits": [{"op": "set", "pointer": "/rope_theta", "value": 100000}]}
 
 
@@ -60,7 +63,7 @@ def test_view_json_contract(in_repo, capsys):
 
 
 def test_view_table_marks_divergence(in_repo, capsys):
-    code, out, _ = run(capsys, "view", TF5)
+    code, out, _ = run(capsys, "view", TF5, "--consumer", "candle-llama")
     row = next(line for line in out.splitlines() if line.startswith("rope_theta"))
     assert row.split() == ["rope_theta", "100000", "10000.0", "!"]
 
@@ -120,7 +123,7 @@ def test_bad_content_is_a_finding(content, code, rule, write_config, capsys):
 def test_bom_and_nan_name_the_runtimes_that_fail(write_config, capsys):
     nan = dict(family()["tf4-default"], rms_norm_eps=float("nan"))
     _, out, _ = run(capsys, "check", str(write_config(json.dumps(nan))), "--format", "concise")
-    assert "candle-llama refuses to load (expected value)" in out
+    assert "candle-llama and mistralrs refuse to load (expected value)" in out
 
 
 def test_huge_file_is_a_finding(write_config, capsys, tmp_path):

@@ -41,7 +41,7 @@ class Context:
     def loaded(self) -> Iterator[tuple[str, View]]:
         """Consumers that get as far as building the model (a panic at weight load still reads the config)."""
         for name, view in self.views.items():
-            if view.outcome in (LOADS, PANIC):
+            if view.outcome in (LOADS, PANIC) or (view.failure is not None and view.failure.kind == "shape"):
                 yield name, view
 
     def diverging(self, key: str) -> list[tuple[str, View]]:
@@ -124,12 +124,14 @@ def load_builtin() -> list[Rule]:
     return sorted(rules, key=lambda r: r.code)
 
 
-def load_plugins() -> list[Rule]:
-    """Third-party rules registered under the `cfglint.rules` entry-point group."""
+def load_plugins(names: list[str] | None = None) -> list[Rule]:
+    """Third-party rules registered under the `cfglint.rules` entry-point group (all, or those named)."""
     from importlib.metadata import entry_points
 
     rules = []
     for ep in entry_points(group="cfglint.rules"):
+        if names is not None and ep.name not in names:
+            continue
         module = ep.load()
         rules.append(_from_module(module, ep.value))
     return rules
@@ -142,18 +144,22 @@ def describe(effects: Iterable[Effect]) -> str:
     groups: dict[tuple[str, str], list[str]] = {}
     for e in effects:
         if e.outcome == "uses":
-            why = {"default": " (its default)", "fixed": " (hard-coded)", "derived": " (derived)"}.get(e.detail, "")
-            what = f"will use {show(e.value)}{why}"
+            why = {"default": " (default)", "fixed": " (hard-coded)", "derived": " (derived)"}.get(e.detail, "")
+            verb, rest = "will use", f" {show(e.value)}{why}"
         elif e.outcome == "panic":
-            what = f"panics at load ({e.detail})"
+            verb, rest = "panic", f" at load ({e.detail})"
         elif e.outcome == "error":
-            what = f"refuses to load ({e.detail})"
+            verb, rest = "refuse", f" to load ({e.detail})"
         elif e.outcome == "ignores":
-            what = f"ignores it{f' ({e.detail})' if e.detail else ''}"
+            verb, rest = "ignore", f" it{f' ({e.detail})' if e.detail else ''}"
         else:
-            what = f"reads {show(e.value)}"
-        groups.setdefault((e.outcome, what), []).append(e.consumer)
-    return "; ".join(f"{_join(names)} {what}" for (_, what), names in groups.items())
+            verb, rest = "read", f" {show(e.value)}"
+        groups.setdefault((verb, rest), []).append(e.consumer)
+    phrases = []
+    for (verb, rest), names in groups.items():
+        agreed = verb if len(names) > 1 or verb.startswith("will") else verb + "s"
+        phrases.append(f"{_join(names)} {agreed}{rest}")
+    return "; ".join(phrases)
 
 
 def _join(names: list[str]) -> str:

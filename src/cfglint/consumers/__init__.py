@@ -8,6 +8,11 @@ from cfglint.consumers.base import Consumer
 
 _PROFILES = {
     "candle-llama": "cfglint.consumers.candle_llama:CandleLlama",
+    "transformers-5": "cfglint.consumers.transformers5:Transformers5",
+    "transformers-4": "cfglint.consumers.transformers4:Transformers4",
+    "mlx-lm": "cfglint.consumers.mlx_lm:MlxLm",
+    "mistralrs": "cfglint.consumers.mistralrs:MistralRs",
+    "llama-cpp": "cfglint.consumers.llama_cpp:LlamaCpp",
 }
 
 

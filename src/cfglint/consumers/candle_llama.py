@@ -10,22 +10,16 @@ never read), the MLP always applies SiLU, every projection is `linear_no_bias`, 
 
 from __future__ import annotations
 
-import struct
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict
 
 from cfglint.consumers.base import LOADS, PANIC, Consumer, Failure, View
-from cfglint.consumers.serde import Rust, deserialize
+from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize, deserialize, f32
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.reading import DEFAULT, DERIVED, FIXED
 
-USize = Annotated[int, Strict(), Field(ge=0, le=2**64 - 1), Rust("usize")]
-U32 = Annotated[int, Strict(), Field(ge=0, le=2**32 - 1), Rust("u32")]
-F32 = Annotated[float, Strict(), Rust("f32")]
-F64 = Annotated[float, Strict(), Rust("f64")]
-Bool = Annotated[bool, Strict(), Rust("a boolean")]
 
 
 class Llama3RopeConfig(BaseModel):
@@ -36,7 +30,7 @@ class Llama3RopeConfig(BaseModel):
     low_freq_factor: F32
     high_freq_factor: F32
     original_max_position_embeddings: USize
-    rope_type: Annotated[Literal["llama3", "default"], Rust("enum Llama3RopeType")]
+    rope_type: Annotated[Literal["llama3", "default"], Rust("enum Llama3RopeType", variants=("llama3", "default"))]
 
 
 class LlamaConfig(BaseModel):
@@ -56,11 +50,6 @@ class LlamaConfig(BaseModel):
     rope_scaling: Annotated[Optional[Llama3RopeConfig], Rust("struct Llama3RopeConfig")] = None
     max_position_embeddings: USize
     tie_word_embeddings: Optional[Bool] = None
-
-
-def f32(value: float) -> float:
-    """The value a Rust f32 field holds."""
-    return struct.unpack("f", struct.pack("f", value))[0]
 
 
 class CandleLlama(Consumer):

@@ -10,11 +10,12 @@ as serde does without `deny_unknown_fields`; a known key written twice is serde'
 from __future__ import annotations
 
 import json
+import struct
 import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, Strict, ValidationError
 
 from cfglint.consumers.base import Failure
 from cfglint.document import Document, escape
@@ -26,6 +27,23 @@ class Rust:
 
     name: str
     untagged: bool = False  # an untagged enum: serde reports one error for all variants
+    variants: tuple[str, ...] = ()  # an enum's accepted strings, in the order serde lists them
+    newtype: tuple[str, ...] = ()  # variants that carry a value, so a bare string is the wrong shape
+
+
+USize = Annotated[int, Strict(), Field(ge=0, le=2**64 - 1), Rust("usize")]
+U32 = Annotated[int, Strict(), Field(ge=0, le=2**32 - 1), Rust("u32")]
+F32 = Annotated[float, Strict(), Rust("f32")]
+F64 = Annotated[float, Strict(), Rust("f64")]
+Bool = Annotated[bool, Strict(), Rust("a boolean")]
+
+
+def f32(value: float) -> float:
+    """The value a Rust f32 field holds."""
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:  # serde_json rounds out-of-range numbers to infinity
+        return float("inf") if value > 0 else float("-inf")
 
 
 def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
@@ -150,9 +168,12 @@ def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[floa
     if kind in ("greater_than_equal", "less_than_equal", "less_than", "greater_than"):
         return order, Failure(f"invalid value: {_unexpected(value)}, expected {expected}", pointer, "type")
     if kind == "literal_error":
+        if isinstance(value, str) and marker is not None and value in marker.newtype:
+            return order, Failure("invalid type: unit variant, expected newtype variant", pointer, "type")
         if isinstance(value, str):
-            variants = " or ".join(f"`{v}`" for v in error["ctx"]["expected"].replace("'", "").split(" or "))
-            return order, Failure(f"unknown variant `{value}`, expected {variants}", pointer, "variant")
+            names = [f"`{v}`" for v in (marker.variants if marker else ())]
+            expected_text = " or ".join(names) if len(names) <= 2 else "one of " + ", ".join(names)
+            return order, Failure(f"unknown variant `{value}`, expected {expected_text}", pointer, "variant")
         return order, Failure(f"invalid type: {_unexpected(value)}, expected variant identifier", pointer, "type")
     return order, Failure(f"invalid type: {_unexpected(value)}, expected {expected}", pointer, "type")
 

@@ -1,7 +1,8 @@
-"""The candle-llama profile against real serde: a Rust program with candle 0.11's exact config types.
+"""The candle-llama and mistralrs profiles against real serde: a Rust program with the runtimes' exact
+config types (candle-transformers 0.11 `LlamaConfig`, mistral.rs `llama::Config`).
 
 For every sample, the generated family and the edge cases serde is strict about, the profile's outcome,
-serde's error message and the values candle derives must equal what the compiled program reports.
+serde's error message and the values the runtime derives must equal what the compiled program reports.
 """
 
 from __future__ import annotations
@@ -70,6 +71,13 @@ def variants() -> dict[str, str]:
         "maxpos-absent": edited(SMOLLM, max_position_embeddings=_DELETE),
         "heads-zero": edited(SMOLLM, num_attention_heads=0),
         "hidden-act-gelu": edited(SMOLLM, hidden_act="gelu"),
+        "hidden-act-alias": edited(SMOLLM, hidden_act="gelu_pytorch_tanh"),
+        "hidden-act-unknown": edited(SMOLLM, hidden_act="gelu_fast"),
+        "hidden-act-newtype": edited(SMOLLM, hidden_act="elu"),
+        "hidden-act-absent": edited(SMOLLM, hidden_act=_DELETE),
+        "llama3-optional-factors-absent": edited(LLAMA3, rope_scaling={"rope_type": "llama3", "factor": 32.0}),
+        "scaling-dynamic": edited(SMOLLM, rope_scaling={"rope_type": "dynamic", "factor": 2.0}),
+        "theta-huge": edited(SMOLLM, rope_theta=1e39),
         "several-missing": edited(SMOLLM, rms_norm_eps=_DELETE, hidden_size=_DELETE),
         "error-after-missing": edited(SMOLLM, rms_norm_eps=_DELETE, vocab_size=1.5),
     }
@@ -92,13 +100,19 @@ def replica():
     return serde_replica.ensure_built()
 
 
+# The runtime's own activation names, for the aliases serde accepts.
+RUNTIME_ACTIVATION = {"gelu_new": "newgelu", "gelu_pytorch_tanh": "gelupytorchtanh"}
+PROFILES = {"candle": "candle-llama", "mistralrs": "mistralrs"}
+
+
+@pytest.mark.parametrize("runtime", sorted(PROFILES))
 @pytest.mark.parametrize("name", sorted(VARIANTS))
-def test_candle_profile_matches_serde(name, replica, tmp_path):
+def test_profile_matches_serde(runtime, name, replica, tmp_path):
     path = tmp_path / "config.json"
     path.write_bytes(VARIANTS[name].encode("utf-8"))
-    actual = serde_replica.run("candle", path)
-    ctx = context_of(document.load(path), [consumers.get("candle-llama")])
-    view = ctx.views.get("candle-llama")
+    actual = serde_replica.run(runtime, path)
+    ctx = context_of(document.load(path), [consumers.get(PROFILES[runtime])])
+    view = ctx.views.get(PROFILES[runtime])
     if view.outcome == "not-applicable":
         # The non-Llama controls: the profile makes no prediction, and says so.
         assert ctx.intent.model_type not in ("llama", None)
@@ -110,9 +124,14 @@ def test_candle_profile_matches_serde(name, replica, tmp_path):
     if actual["outcome"] != "loads":
         assert view.message == POSITION.sub("", actual["message"])
         return
+    if view.failure is not None and view.failure.kind == "missing" and actual["outcome"] == "loads":
+        # mistral.rs checks the optional llama3 factors when it builds the rotary embedding, after serde.
+        assert runtime == "mistralrs" and view.failure.pointer.startswith("/rope_scaling/")
+        return
     for key, value in actual["values"].items():
         if key in view.values:
-            assert same(key, view.values[key], value), (key, view.values[key], value)
+            ours = RUNTIME_ACTIVATION.get(view.values[key], view.values[key]) if key == "hidden_act" and runtime == "mistralrs" else view.values[key]
+            assert same(key, ours, value), (key, ours, value)
 
 
 def test_every_variant_is_exercised():

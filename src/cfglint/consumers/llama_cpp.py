@@ -1,0 +1,94 @@
+"""llama.cpp's `convert_hf_to_gguf` (llama-cpp-python 0.3.36) and the runtime defaults it relies on.
+
+Source: ggml-org/llama.cpp conversion/base.py (`ModelBase.load_hparams`, `TextModel.set_gguf_parameters`),
+conversion/llama.py (`LlamaModel`), src/llama-model.cpp, as vendored in the llama-cpp-python 0.3.36 sdist.
+hparams come from `AutoConfig.from_pretrained(dir).to_dict()` of the installed transformers (5 here, so
+RoPE follows transformers 5), falling back to the raw JSON when transformers refuses the file.
+`rope_parameters` wins over `rope_scaling`; `dynamic` scaling is dropped without a word; llama3 is baked into
+a `rope_freqs` tensor whose original context comes from a *top-level* `original_max_position_embeddings`
+(default 8192), not from the scaling dict; without a theta none is written and the runtime uses 10000.
+The activation is always SiLU; biases and `output.weight` are converted whenever the tensors exist, whatever
+the flags say, so from the config alone they read as meant.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict
+
+from cfglint.consumers.base import ERROR, Consumer, View
+from cfglint.consumers.python_reader import unreadable
+from cfglint.document import Document
+from cfglint.intent import Intent
+from cfglint.reading import DEFAULT, FIXED
+
+THETA_ALIASES = ("global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base")
+
+
+class Hparams(BaseModel):
+    """The hparams the converter reads for a Llama model."""
+
+    model_config = ConfigDict(extra="allow")
+    rope_parameters: Optional[dict] = None
+    rope_scaling: Optional[dict] = None
+    rope_theta: Optional[Any] = None
+    original_max_position_embeddings: Optional[int] = None
+    head_dim: Optional[int] = None
+    num_key_value_heads: Optional[int] = None
+    max_position_embeddings: Optional[int] = None
+    rms_norm_eps: Optional[float] = None
+
+
+def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str]:
+    """(theta, its source, scaling, its source) as the converter writes them into the GGUF."""
+    from cfglint.consumers.transformers5 import refusal
+
+    if refusal(data) is None:
+        # AutoConfig (transformers 5) resolved the RoPE: the intent's reading.
+        theta, theta_source = intent.values["rope_theta"], intent.sources["rope_theta"]
+        scaling = intent.values["rope_scaling"]
+        scaling_source = intent.sources["rope_scaling"]
+    else:
+        params = data.get("rope_parameters", data.get("rope_scaling")) or {}
+        params = dict(params) if isinstance(params, dict) else {}
+        scaling_source = "/rope_parameters" if "rope_parameters" in data else "/rope_scaling"
+        theta, theta_source = params.get("rope_theta"), scaling_source + "/rope_theta"
+        if theta is None:
+            found = next((k for k in THETA_ALIASES if data.get(k) is not None), None)
+            theta, theta_source = (data[found], "/" + found) if found else (10000.0, DEFAULT)
+        kind = params.get("rope_type", params.get("type", "default"))
+        scaling = None if kind == "default" else {"rope_type": kind, **{k: v for k, v in params.items() if k not in ("rope_theta", "rope_type", "type")}}
+    if scaling is not None and scaling["rope_type"] == "dynamic":
+        return theta, theta_source, None, FIXED  # "handled in model class": not for Llama
+    if scaling is not None and scaling["rope_type"] == "llama3":
+        scaling = {
+            "rope_type": "llama3",
+            "factor": scaling.get("factor", 8.0),
+            "low_freq_factor": scaling.get("low_freq_factor", 1.0),
+            "high_freq_factor": scaling.get("high_freq_factor", 4.0),
+            "original_max_position_embeddings": data.get("original_max_position_embeddings", 8192),
+        }
+    return theta, theta_source, scaling, scaling_source
+
+
+class LlamaCpp(Consumer):
+    name = "llama-cpp"
+    title = "llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) + runtime"
+    source = "ggml-org/llama.cpp conversion/base.py, conversion/llama.py, src/llama-model.cpp (llama-cpp-python 0.3.36 sdist)"
+    schema = Hparams
+
+    def read(self, doc: Document, intent: Intent) -> View:
+        view = View(consumer=self.name)
+        failure = unreadable(doc)
+        if failure:
+            view.outcome, view.failure = ERROR, failure
+            return view
+        data = doc.data
+        theta, theta_source, scaling, scaling_source = rope_of(data, intent)
+        view.set("rope_theta", theta, theta_source)
+        view.set("rope_scaling", scaling, scaling_source if scaling else DEFAULT)
+        for key in ("head_dim", "num_key_value_heads", "tie_word_embeddings", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps"):
+            view.set(key, intent.values[key], intent.sources[key])
+        view.set("hidden_act", "silu", FIXED)
+        return view

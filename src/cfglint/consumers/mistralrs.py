@@ -1,0 +1,123 @@
+"""mistral.rs 0.9 `models/llama.rs`: its serde `Config` for Llama.
+
+Source: EricLBuehler/mistral.rs, mistralrs-core/src/models/llama.rs (`Config`) and
+mistralrs-core/src/layers.rs (`Llama3RopeConfig`, `Activation`), HEAD 9e922623 (after v0.9.2); the loader
+(`pipeline/loaders/normal_loaders.rs`) parses config.json with `serde_json::from_str`, without touching
+`rope_parameters`. Unlike candle, every field without a serde default is required: `rope_theta`,
+`num_key_value_heads` and `hidden_act` among them; `hidden_act` is honoured; head_dim is still derived as
+hidden/heads and projections have no bias. Llama3 scaling factors other than `factor` are optional in the
+struct but required when the rotary embedding is built. eos comes from generation_config.json, not from
+this struct. `quantization_config` is read by a separate parser that differs between releases; it is
+taken as given here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict
+
+from cfglint.consumers.base import ERROR, LOADS, PANIC, Consumer, Failure, View
+from cfglint.consumers.serde import F32, F64, Bool, Rust, USize, deserialize, f32
+from cfglint.document import Document
+from cfglint.intent import Intent
+from cfglint.reading import DEFAULT, DERIVED, FIXED
+
+# serde lists an enum's accepted strings alias first, in variant order.
+ACTIVATIONS = (
+    "gelu", "gelu_new", "newgelu", "relu", "relu2", "relu6", "silu", "sigmoid", "hardsigmoid", "swiglu", "swish",
+    "hardswish", "elu", "leakyrelu", "gelu_pytorch_tanh", "gelupytorchtanh", "quickgelu",
+)
+# elu and leakyrelu carry a parameter: a bare string for them does not deserialize.
+UNIT_ACTIVATIONS = tuple(a for a in ACTIVATIONS if a not in ("elu", "leakyrelu"))
+ROPE_TYPES = ("llama3", "linear", "default")
+
+
+class Llama3RopeConfig(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    factor: F32
+    low_freq_factor: Optional[F32] = None
+    high_freq_factor: Optional[F32] = None
+    original_max_position_embeddings: Optional[USize] = None
+    rope_type: Annotated[Literal[ROPE_TYPES], Rust("enum Llama3RopeType", variants=ROPE_TYPES)]
+
+
+class LlamaConfig(BaseModel):
+    """`Config`, field for field, in declaration order."""
+
+    model_config = ConfigDict(extra="ignore")
+    hidden_act: Annotated[Literal[UNIT_ACTIVATIONS], Rust("enum Activation", variants=ACTIVATIONS, newtype=("elu", "leakyrelu"))]
+    hidden_size: USize
+    intermediate_size: USize
+    vocab_size: USize
+    num_hidden_layers: USize
+    num_attention_heads: USize
+    num_key_value_heads: USize
+    rms_norm_eps: F64
+    rope_theta: F32
+    max_position_embeddings: USize
+    rope_scaling: Annotated[Optional[Llama3RopeConfig], Rust("struct Llama3RopeConfig")] = None
+    quantization_config: Optional[dict] = None
+    tie_word_embeddings: Bool = False  # `#[serde(default = "word_emb_default")]`: absent is false, null an error
+
+
+class MistralRs(Consumer):
+    name = "mistralrs"
+    title = "mistral.rs 0.9 models/llama.rs"
+    source = "EricLBuehler/mistral.rs mistralrs-core/src/models/llama.rs, layers.rs @ 9e92262"
+    schema = LlamaConfig
+
+    def read(self, doc: Document, intent: Intent) -> View:
+        view = View(consumer=self.name)
+        parsed = deserialize(LlamaConfig, doc)
+        if isinstance(parsed, Failure):
+            view.outcome, view.failure = parsed.outcome, parsed
+            return view
+        assert isinstance(parsed, LlamaConfig)
+        heads = parsed.num_attention_heads
+        if heads == 0:
+            view.outcome = PANIC
+            view.failure = Failure("attempt to divide by zero", "/num_attention_heads", "type", PANIC)
+            return view
+        scaling = parsed.rope_scaling
+        if scaling is not None and scaling.rope_type == "llama3":
+            for key in ("low_freq_factor", "high_freq_factor", "original_max_position_embeddings"):
+                if getattr(scaling, key) is None:
+                    view.outcome = ERROR
+                    view.failure = Failure(f"{key} is required", f"/rope_scaling/{key}", "missing")
+                    return view
+        tie_given = "tie_word_embeddings" in doc.data
+
+        view.set("rope_theta", f32(parsed.rope_theta), "/rope_theta")
+        if scaling is None or scaling.rope_type == "default":
+            view.set("rope_scaling", None, "/rope_scaling" if scaling else DEFAULT)
+        elif scaling.rope_type == "linear":
+            view.set("rope_scaling", {"rope_type": "linear", "factor": f32(scaling.factor)}, "/rope_scaling")
+        else:
+            view.set("rope_scaling", {
+                "rope_type": "llama3",
+                "factor": f32(scaling.factor),
+                "low_freq_factor": f32(scaling.low_freq_factor),
+                "high_freq_factor": f32(scaling.high_freq_factor),
+                "original_max_position_embeddings": scaling.original_max_position_embeddings,
+            }, "/rope_scaling")
+        view.set("head_dim", parsed.hidden_size // heads, DERIVED)
+        view.set("num_key_value_heads", parsed.num_key_value_heads, "/num_key_value_heads")
+        view.set("tie_word_embeddings", parsed.tie_word_embeddings, "/tie_word_embeddings" if tie_given else DEFAULT)
+        view.set("hidden_act", parsed.hidden_act, "/hidden_act")
+        view.set("attention_bias", False, FIXED)
+        view.set("mlp_bias", False, FIXED)
+        view.set("max_position_embeddings", parsed.max_position_embeddings, "/max_position_embeddings")
+        view.set("rms_norm_eps", parsed.rms_norm_eps, "/rms_norm_eps")
+        view.ignored = [k for k in doc.data if k not in LlamaConfig.model_fields]
+
+        stored = intent.values["head_dim"]
+        if isinstance(stored, int) and stored * heads != view.values["head_dim"] * heads:
+            view.outcome = ERROR
+            view.failure = Failure(
+                f"shape mismatch for model.layers.0.self_attn.q_proj.weight, expected: [{view.values['head_dim'] * heads}, {parsed.hidden_size}], got: [{stored * heads}, {parsed.hidden_size}]",
+                "/head_dim", "shape",
+            )
+        else:
+            view.outcome = LOADS
+        return view

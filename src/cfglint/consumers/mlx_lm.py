@@ -1,0 +1,129 @@
+"""mlx-lm 0.32 `models/llama.py`: a plain dataclass fed the config's keys it knows.
+
+Source: ml-explore/mlx-lm, mlx_lm/models/llama.py (`ModelArgs`), models/rope_utils.py (`initialize_rope`),
+utils.py (`load_config`), HEAD d78bf58e (0.31.3-43; 0.32.2 on PyPI has the same ModelArgs). Unknown keys are
+dropped, nothing is type-checked, seven keys are required, `rope_theta` defaults to 10000 (rope_parameters is
+never read for Llama), `tie_word_embeddings` defaults to True, the MLP is always SwiGLU (SiLU), RoPE scaling
+picks a legacy `type` over `rope_type`, llama3 factors default to 1.0 / 4.0 / 8192 and yarn's original
+context to 4096, and a truthy eos_token_id in generation_config.json replaces the config's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict
+
+from cfglint.consumers.base import ERROR, Consumer, Failure, View
+from cfglint.consumers.python_reader import floordiv, take, unreadable
+from cfglint.document import Document
+from cfglint.intent import Intent
+from cfglint.reading import DEFAULT, DERIVED, FIXED
+
+REQUIRED = ("model_type", "hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads", "rms_norm_eps", "vocab_size")
+SUPPORTED = {"default", "linear", "dynamic", "llama3", "yarn", "deepseek_yarn", "telechat3-yarn", "longrope", "proportional", "mrope"}
+
+
+class ModelArgs(BaseModel):
+    """`ModelArgs` fields in declaration order; the dataclass accepts any type."""
+
+    model_config = ConfigDict(extra="ignore")
+    model_type: Any
+    hidden_size: Any
+    num_hidden_layers: Any
+    intermediate_size: Any
+    num_attention_heads: Any
+    rms_norm_eps: Any
+    vocab_size: Any
+    head_dim: Optional[Any] = None
+    max_position_embeddings: Optional[Any] = None
+    num_key_value_heads: Optional[Any] = None
+    attention_bias: Any = False
+    mlp_bias: Any = False
+    rope_theta: Any = 10000
+    rope_traditional: Any = False
+    rope_scaling: Optional[dict] = None
+    tie_word_embeddings: Any = True
+
+
+def scaling_as_built(scaling: Any) -> tuple[dict | None, str | None]:
+    """The RoPE initialize_rope builds: (scaling or None, error message)."""
+    if not isinstance(scaling, dict):
+        return None, None
+    kind = scaling.get("type") or scaling.get("rope_type", "default")
+    if kind not in SUPPORTED:
+        return None, f"ValueError: Unsupported RoPE type {kind}"
+    if kind in ("linear", "dynamic", "llama3", "yarn") and "factor" not in scaling:
+        return None, "KeyError: 'factor'"
+    if kind == "default":
+        return None, None
+    if kind == "linear":
+        return {"rope_type": "linear", "factor": scaling["factor"]}, None
+    if kind == "llama3":
+        return {
+            "rope_type": "llama3",
+            "factor": scaling["factor"],
+            "low_freq_factor": scaling.get("low_freq_factor", 1.0),
+            "high_freq_factor": scaling.get("high_freq_factor", 4.0),
+            "original_max_position_embeddings": scaling.get("original_max_position_embeddings", 8192),
+        }, None
+    if kind == "yarn":
+        out = {"rope_type": "yarn", "factor": scaling["factor"], "original_max_position_embeddings": 4096}
+        out.update({k: scaling[k] for k in ("original_max_position_embeddings", "beta_fast", "beta_slow", "mscale", "mscale_all_dim") if k in scaling})
+        return out, None
+    return {"rope_type": kind, **{k: v for k, v in scaling.items() if k not in ("type", "rope_type")}}, None
+
+
+def generation_eos(doc: Document) -> Any:
+    """load_config: a truthy eos_token_id in generation_config.json replaces the config's."""
+    path = doc.path.parent / "generation_config.json"
+    try:
+        generation = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return generation.get("eos_token_id") if isinstance(generation, dict) else None
+
+
+class MlxLm(Consumer):
+    name = "mlx-lm"
+    title = "mlx-lm 0.32 models/llama.py"
+    source = "ml-explore/mlx-lm mlx_lm/models/llama.py, models/rope_utils.py, utils.py @ d78bf58e"
+    schema = ModelArgs
+
+    def read(self, doc: Document, intent: Intent) -> View:
+        view = View(consumer=self.name)
+        failure = unreadable(doc)
+        data = doc.data
+        missing = [k for k in REQUIRED if k not in data]
+        if failure is None and missing:
+            names = " and ".join(f"'{k}'" for k in missing)
+            plural = "s" if len(missing) > 1 else ""
+            failure = Failure(f"TypeError: ModelArgs.__init__() missing {len(missing)} required positional argument{plural}: {names}", "/" + missing[0], "missing")
+        scaling, error = (None, None) if failure else scaling_as_built(data.get("rope_scaling"))
+        if error:
+            failure = Failure(error, "/rope_scaling", "variant" if "Unsupported" in error else "missing")
+        if failure:
+            view.outcome, view.failure = ERROR, failure
+            return view
+        take(view, data, "rope_theta", 10000.0)
+        view.set("rope_scaling", scaling, "/rope_scaling" if scaling else DEFAULT)
+        hidden, heads = data["hidden_size"], data["num_attention_heads"]
+        view.set("head_dim", data.get("head_dim") or floordiv(hidden, heads), "/head_dim" if data.get("head_dim") else DERIVED)
+        if data.get("num_key_value_heads") is not None:
+            view.set("num_key_value_heads", data["num_key_value_heads"], "/num_key_value_heads")
+        else:
+            view.set("num_key_value_heads", heads, DERIVED)
+        take(view, data, "tie_word_embeddings", True)
+        view.set("hidden_act", "silu", FIXED)
+        take(view, data, "attention_bias", False)
+        take(view, data, "mlp_bias", False)
+        take(view, data, "max_position_embeddings", None)
+        view.set("rms_norm_eps", data["rms_norm_eps"], "/rms_norm_eps")
+        eos = generation_eos(doc)
+        if eos:
+            view.set("eos_token_id", eos, "generation_config.json")
+        else:
+            take(view, data, "eos_token_id", None)
+        view.ignored = [k for k in data if k not in ModelArgs.model_fields]
+        return view

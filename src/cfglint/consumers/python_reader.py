@@ -1,0 +1,34 @@
+"""What the Python runtimes share: `json.load` reads the file (NaN allowed, the last duplicate wins, a
+byte-order mark refused), and nothing checks types unless the runtime does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfglint.consumers.base import Failure
+from cfglint.document import Document
+from cfglint.reading import DEFAULT, Reading
+
+BOM_ERROR = "JSONDecodeError: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"
+
+
+def unreadable(doc: Document) -> Failure | None:
+    if doc.bom:
+        return Failure(BOM_ERROR, "", "syntax")
+    return None
+
+
+def take(reading: Reading, data: dict, key: str, default: Any) -> Any:
+    """data[key] when present (even null: Python passes it on), else the runtime's default."""
+    if key in data:
+        reading.set(key, data[key], "/" + key)
+    else:
+        reading.set(key, default, DEFAULT)
+    return reading.values[key]
+
+
+def floordiv(a: Any, b: Any) -> Any:
+    try:
+        return a // b
+    except (TypeError, ZeroDivisionError):
+        return None

@@ -1,0 +1,105 @@
+"""transformers 4.46-4.57 `LlamaConfig`: keeps unknown keys, checks no types, knows nothing of rope_parameters.
+
+Source: transformers 4.57.6 wheel, models/llama/configuration_llama.py (`__init__` identical in 4.46.3) and
+modeling_rope_utils.py (`rope_config_validation`). Missing keys take Llama-2-7B defaults (hidden 4096, 32
+layers...), `rope_theta` defaults to 10000, a legacy `type` in rope_scaling is copied to `rope_type`, and the
+per-type validators raise KeyError for missing required keys. `rope_parameters` is kept as an inert attribute.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict
+
+from cfglint.consumers.base import ERROR, Consumer, Failure, View
+from cfglint.consumers.python_reader import floordiv, take, unreadable
+from cfglint.document import Document
+from cfglint.intent import LLAMA_DEFAULTS, Intent
+from cfglint.reading import DERIVED
+
+# rope_config_validation's required keys per type (4.57.6); unknown types only warn.
+REQUIRED = {
+    "default": set(),
+    "linear": {"factor"},
+    "dynamic": {"factor"},
+    "yarn": {"factor"},
+    "longrope": {"short_factor", "long_factor"},
+    "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
+}
+
+
+class LlamaConfig(BaseModel):
+    """The keyword arguments of 4.x `LlamaConfig.__init__` and their defaults; any type is accepted."""
+
+    model_config = ConfigDict(extra="allow")
+    vocab_size: Any = 32000
+    hidden_size: Any = 4096
+    intermediate_size: Any = 11008
+    num_hidden_layers: Any = 32
+    num_attention_heads: Any = 32
+    num_key_value_heads: Any = None
+    hidden_act: Any = "silu"
+    max_position_embeddings: Any = 2048
+    rms_norm_eps: Any = 1e-6
+    bos_token_id: Any = 1
+    eos_token_id: Any = 2
+    tie_word_embeddings: Any = False
+    rope_theta: Any = 10000.0
+    rope_scaling: Optional[Any] = None
+    attention_bias: Any = False
+    mlp_bias: Any = False
+    head_dim: Any = None
+
+
+def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | None, str | None]:
+    """(the scaling the modeling code runs, or None; a KeyError message when validation fails)."""
+    if not isinstance(scaling, dict) or not scaling:
+        return None, None
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    if "type" in scaling:
+        kind = scaling["type"]  # __init__ copies the legacy key over rope_type
+    missing = REQUIRED.get(kind, set()) - set(scaling)
+    if missing:
+        return None, f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{kind}': {missing}\""
+    if kind == "default":
+        return None, None
+    out = {k: v for k, v in scaling.items() if k not in ("type", "rope_type", "rope_theta")}
+    if kind in ("yarn", "longrope") and "original_max_position_embeddings" not in out:
+        out["original_max_position_embeddings"] = max_position_embeddings
+    return {"rope_type": kind, **out}, None
+
+
+class Transformers4(Consumer):
+    name = "transformers-4"
+    title = "transformers 4.46-4.57 LlamaConfig"
+    source = "transformers 4.57.6 models/llama/configuration_llama.py, modeling_rope_utils.py"
+    schema = LlamaConfig
+
+    def read(self, doc: Document, intent: Intent) -> View:
+        view = View(consumer=self.name)
+        failure = unreadable(doc)
+        if failure:
+            view.outcome, view.failure = ERROR, failure
+            return view
+        data = doc.data
+        take(view, data, "rope_theta", 10000.0)
+        max_pos = data.get("max_position_embeddings", LLAMA_DEFAULTS["max_position_embeddings"])
+        scaling, error = scaling_as_read(data.get("rope_scaling"), max_pos)
+        if error:
+            view.outcome, view.failure = ERROR, Failure(error, "/rope_scaling", "missing")
+            return view
+        view.set("rope_scaling", scaling, "/rope_scaling" if scaling else "default")
+        hidden = data.get("hidden_size", LLAMA_DEFAULTS["hidden_size"])
+        heads = data.get("num_attention_heads", LLAMA_DEFAULTS["num_attention_heads"])
+        if data.get("head_dim") is not None:
+            view.set("head_dim", data["head_dim"], "/head_dim")
+        else:
+            view.set("head_dim", floordiv(hidden, heads), DERIVED)
+        if data.get("num_key_value_heads") is not None:
+            view.set("num_key_value_heads", data["num_key_value_heads"], "/num_key_value_heads")
+        else:
+            view.set("num_key_value_heads", heads, DERIVED)
+        for key in ("tie_word_embeddings", "hidden_act", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps", "eos_token_id"):
+            take(view, data, key, LLAMA_DEFAULTS[key])
+        return view

@@ -1,0 +1,96 @@
+"""transformers 5 `LlamaConfig`: the reference reading, plus the ways it refuses a config.
+
+Source: transformers 5.24.0 models/llama/configuration_llama.py (a `@strict` dataclass: ints, floats and
+bools are type-checked; `validate_architecture` requires hidden_size % num_attention_heads == 0 even when
+head_dim is given), modeling_rope_utils.py (`validate_rope`: per-type required keys raise KeyError; an odd
+head_dim above 4 is refused). What it reads when it accepts the file is the intent itself.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt
+
+from cfglint.consumers.base import ERROR, Consumer, Failure, View
+from cfglint.consumers.python_reader import unreadable
+from cfglint.document import Document
+from cfglint.intent import Intent, resolve_rope
+
+# validate_rope's required keys per type, after standardisation has filled rope_type, rope_theta and
+# (llama3, yarn, longrope) original_max_position_embeddings.
+REQUIRED = {
+    "linear": {"factor"},
+    "dynamic": {"factor"},
+    "yarn": {"factor"},
+    "longrope": {"short_factor", "long_factor"},
+    "llama3": {"factor", "low_freq_factor", "high_freq_factor"},
+}
+
+
+class LlamaConfig(BaseModel):
+    """The typed fields of the 5.x dataclass (huggingface_hub strict validation)."""
+
+    model_config = ConfigDict(extra="allow")
+    vocab_size: StrictInt = 32000
+    hidden_size: StrictInt = 4096
+    intermediate_size: StrictInt = 11008
+    num_hidden_layers: StrictInt = 32
+    num_attention_heads: StrictInt = 32
+    num_key_value_heads: Optional[StrictInt] = None
+    hidden_act: str = "silu"
+    max_position_embeddings: StrictInt = 2048
+    rms_norm_eps: Union[StrictFloat, StrictInt] = 1e-6
+    bos_token_id: Optional[StrictInt] = 1
+    eos_token_id: Optional[Union[StrictInt, list[StrictInt]]] = 2
+    tie_word_embeddings: StrictBool = False
+    rope_parameters: Optional[dict] = None
+    attention_bias: StrictBool = False
+    mlp_bias: StrictBool = False
+    head_dim: Optional[StrictInt] = None
+
+
+def refusal(data: dict) -> tuple[str, str] | None:
+    """(message, pointer) of the first check transformers 5 fails, or None."""
+    from pydantic import ValidationError
+
+    try:
+        LlamaConfig.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = str(first["loc"][0])
+        return f"StrictDataclassFieldValidationError: field '{key}' got {data.get(key)!r}: {first['msg']}", "/" + key
+    hidden, heads = data.get("hidden_size", 4096), data.get("num_attention_heads", 32)
+    if heads and hidden % heads != 0:
+        return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
+    _, scaling, kind, sources = resolve_rope(data)
+    missing = REQUIRED.get(kind, set()) - set(scaling or {})
+    if missing:
+        where = sources["rope_scaling"] if sources["rope_scaling"] != "default" else "/rope_parameters"
+        return f"KeyError: \"Missing required keys in `rope_parameters` for 'rope_type'='{kind}': {missing}\"", where
+    head_dim = data.get("head_dim") or (hidden // heads if heads else 0)
+    if isinstance(head_dim, int) and head_dim > 4 and head_dim % 2:
+        return f"ValueError: head_dim {head_dim} must be even for rotary embeddings", "/head_dim"
+    return None
+
+
+class Transformers5(Consumer):
+    name = "transformers-5"
+    title = "transformers 5.x LlamaConfig (the reference)"
+    source = "transformers 5.24.0 models/llama/configuration_llama.py, modeling_rope_utils.py"
+    schema = LlamaConfig
+
+    def read(self, doc: Document, intent: Intent) -> View:
+        view = View(consumer=self.name)
+        failure = unreadable(doc)
+        refused = None if failure else refusal(doc.data)
+        if refused:
+            failure = Failure(refused[0], refused[1], "validation")
+        if failure:
+            view.outcome, view.failure = ERROR, failure
+            return view
+        view.values = dict(intent.values)
+        view.sources = dict(intent.sources)
+        return view
+
+
