@@ -1,7 +1,7 @@
 """The repetition penalty's value and window differ between transformers and the other runtimes.
 
 ## What it does
-Reports a `repetition_penalty` other than 1.0, and, when generation settings are written at all, candle's
+Reports a `repetition_penalty` other than 1.0, and, when sampler settings are written at all, candle's
 llama example default of 1.1.
 
 ## Why it matters
@@ -21,6 +21,7 @@ No automatic fix: pass the penalty and a window covering the whole sequence to e
 """
 
 from cfglint.diagnostics import Finding, Severity
+from cfglint.generation import SAMPLER_KEYS
 from cfglint.reading import show
 from cfglint.sampling.findings import effect, sampling_context
 
@@ -31,7 +32,7 @@ SEVERITY = "warning"
 
 def check(ctx):
     s = sampling_context(ctx)
-    if s is None or not s.generation.has_settings:
+    if s is None or not any(s.generation.written(k) for k in SAMPLER_KEYS):
         return
     penalty = s.generation.values["repetition_penalty"]
     pointer, where = s.at("repetition_penalty")
