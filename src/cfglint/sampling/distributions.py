@@ -104,6 +104,8 @@ def candle(logits: np.ndarray, sampling: CandleSampling, closure: Optional[Closu
         # `max_by(total_cmp)` returns the last of equal maxima.
         return _one_hot(x.size, int(np.flatnonzero(x == x.max())[-1]))
     temperature = float(sampling.temperature)  # type: ignore[arg-type]
+    if temperature == 0:
+        raise SamplerError("candle divides the logits by 0: the probabilities are NaN and WeightedIndex::new fails")
     prs = _softmax32(x * np.float32(1.0 / temperature))  # `&logits / t` is affine(1/t, 0)
     if closure is not None:
         prs = closure(prs)

@@ -54,7 +54,7 @@ def from_model(model_dir: Path, prompt: str) -> np.ndarray:
         import torch
         from transformers import AutoTokenizer, LlamaForCausalLM
     except ImportError:
-        raise UsageError("--prompt needs torch and transformers: pip install 'hf-cfglint[logits]'") from None
+        raise UsageError("--prompt needs torch and transformers: pip install 'hf-cfglint[logits,sampling]'") from None
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
     model = LlamaForCausalLM.from_pretrained(
         model_dir, dtype=torch.float32, attn_implementation="eager", local_files_only=True

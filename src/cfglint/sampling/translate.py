@@ -72,6 +72,9 @@ def _candle(s: TransformersSampler) -> Translation:
             caveats=["on tied maximal logits candle's argmax takes the last token, transformers the first"],
         )
     temperature = float(s.temperature) if isinstance(s.temperature, (int, float)) else s.temperature
+    if isinstance(temperature, float) and temperature <= 0:
+        # candle's llama example: `if temperature <= 0. { Sampling::ArgMax }`.
+        return Translation(CANDLE, False, _candle_candidate(CandleSampling("ArgMax")))
     literal = CandleSampling.build(temperature, s.k, s.p)
     out = Translation(CANDLE, True, _candle_candidate(literal))
     if s.k is not None and s.p is not None:
