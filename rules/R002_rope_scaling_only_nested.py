@@ -37,7 +37,7 @@ def check(ctx):
     if ctx.config.get("rope_scaling") is not None:
         return
     scaling = intent.values["rope_scaling"]
-    effects = [uses(n, v, "rope_scaling") for n, v in ctx.diverging("rope_scaling")]
+    effects = [uses(n, v, "rope_scaling") for n, v in ctx.diverging("rope_scaling") if v.values["rope_scaling"] is None]
     if not effects:
         return
     edits = [Edit("set", "/rope_scaling", scaling)]

@@ -18,3 +18,11 @@ def test_readme_opens_with_the_two_commands_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert ci in text
     assert "cfglint check samples/" in text.split("```")[1]
+
+
+def test_compatibility_table_is_generated_from_the_profiles():
+    from cfglint.compat import table
+
+    text = (ROOT / "README.md").read_text()
+    start, end = "<!-- compat-table:start -->\n", "<!-- compat-table:end -->"
+    assert text[text.index(start) + len(start): text.index(end)] == table()

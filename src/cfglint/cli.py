@@ -31,6 +31,8 @@ app = typer.Typer(
 
 PathsArg = typer.Argument(..., metavar="PATH...", help="Model directories or config.json files.")
 ConsumerOpt = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
+ConfigOpt = typer.Option(None, "--config", metavar="FILE", help="Use this configuration file instead of searching upwards from each path.")
+IsolatedOpt = typer.Option(False, "--isolated", help="Ignore every configuration file.")
 
 
 def _version(value: bool) -> None:
@@ -51,6 +53,8 @@ def check(
     paths: List[str] = PathsArg,
     consumer: Optional[List[str]] = ConsumerOpt,
     output_format: str = typer.Option("full", "--format", help="full, concise or json."),
+    config: Optional[str] = ConfigOpt,
+    isolated: bool = IsolatedOpt,
 ) -> int:
     """Report every place where a runtime will read a different model than transformers means."""
     from cfglint.report import FORMATS, renderer
@@ -60,7 +64,7 @@ def check(
 
     if output_format not in FORMATS:
         raise UsageError(f"unknown format {output_format!r} (choose from {', '.join(FORMATS)})")
-    session = Session(consumer)
+    session = Session(consumer, config=config, isolated=isolated)
     results = session.check_all(paths)
     diagnostics = [d for r in results for d in r.diagnostics]
     docs = {r.display: r.ctx.doc for r in results}
@@ -77,6 +81,8 @@ def view(
     paths: List[str] = PathsArg,
     consumer: Optional[List[str]] = ConsumerOpt,
     output_format: str = typer.Option("table", "--format", help="table or json."),
+    config: Optional[str] = ConfigOpt,
+    isolated: bool = IsolatedOpt,
 ) -> int:
     """Show what transformers means and what each runtime reads, side by side."""
     from cfglint.session import Session
@@ -84,7 +90,7 @@ def view(
 
     if output_format not in ("table", "json"):
         raise UsageError(f"unknown format {output_format!r} (choose from table, json)")
-    session = Session(consumer)
+    session = Session(consumer, config=config, isolated=isolated)
     results = [r for r in session.check_all(paths)]
     render = render_json if output_format == "json" else render_table
     sys.stdout.write(render(results))
@@ -100,13 +106,15 @@ def fix(
     show_fixes: bool = typer.Option(False, "--show-fixes", help="List each fix and the finding it repairs."),
     follow_symlinks: bool = typer.Option(False, "--follow-symlinks", help="Write through a config.json that is a symlink (e.g. into a Hugging Face cache)."),
     consumer: Optional[List[str]] = ConsumerOpt,
+    config: Optional[str] = ConfigOpt,
+    isolated: bool = IsolatedOpt,
 ) -> int:
     """Rewrite configs so older runtimes read the same model, without changing what transformers 5 reads."""
     from cfglint.edit import EditError, write_atomic
     from cfglint.fixing import fix_document
     from cfglint.session import Session
 
-    session = Session(consumer)
+    session = Session(consumer, config=config, isolated=isolated)
     pending = 0
     for result in session.check_all(paths):
         doc = result.ctx.doc
@@ -114,7 +122,7 @@ def fix(
             session.error(f"{result.display}: not fixed: {doc.syntax.message if doc.syntax else 'top level is not an object'}")
             continue
         try:
-            outcome = fix_document(doc, session.consumers, session.rules, result.display, unsafe=unsafe_fixes)
+            outcome = fix_document(doc, result.consumers, result.rules, result.display, unsafe=unsafe_fixes)
         except EditError as err:
             session.error(f"{result.display}: not fixed: {err}")
             continue

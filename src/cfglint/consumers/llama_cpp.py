@@ -87,7 +87,7 @@ class LlamaCpp(Consumer):
         data = doc.data
         theta, theta_source, scaling, scaling_source = rope_of(data, intent)
         view.set("rope_theta", theta, theta_source)
-        view.set("rope_scaling", scaling, scaling_source if scaling else DEFAULT)
+        view.set("rope_scaling", scaling, scaling_source if scaling or scaling_source == FIXED else DEFAULT)
         for key in ("head_dim", "num_key_value_heads", "tie_word_embeddings", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps"):
             view.set(key, intent.values[key], intent.sources[key])
         view.set("hidden_act", "silu", FIXED)

@@ -1,0 +1,265 @@
+"""Configuration: `[tool.cfglint]` in pyproject.toml, or a `.cfglint.toml`, found from the checked file upwards.
+
+Every key is optional:
+  consumers      the runtimes to check (default: all)
+  select         rule codes or prefixes to run ("ALL", the default, is every rule)
+  extend-select  more codes or prefixes on top of select
+  ignore         codes or prefixes not to run; between select and ignore the more specific entry wins (ruff's rule)
+  severity       a table {code or prefix = "error" | "warning" | "info"}
+  plugins        true (every installed `cfglint.rules` entry point) or a list of entry-point names
+  suppress       entries {path = glob, pointer = JSON Pointer (optional), codes = [...], reason = "..."}
+
+JSON has no comments, so a suppression lives here, next to the reason a reviewer needs to accept it.
+Reading settings imports nothing heavy: `cfglint check` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cfglint.errors import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, as a package (a conditional dependency)
+    import tomli as tomllib
+
+FILE_NAME = ".cfglint.toml"
+PYPROJECT = "pyproject.toml"
+KEYS = ("consumers", "select", "extend-select", "ignore", "severity", "plugins", "suppress")
+SUPPRESS_KEYS = ("path", "pointer", "codes", "reason")
+SEVERITIES = ("error", "warning", "info")
+ALL = "ALL"
+_SELECTOR = re.compile(r"[A-Z]+[0-9]*")
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """Findings of `codes` at `pointer` (or anywhere, without one) in files matching `path` are not reported."""
+
+    path: str
+    codes: tuple[str, ...]
+    reason: str
+    pointer: str | None = None
+    origin: str = ""  # where it is written, for messages: "pyproject.toml suppress #2"
+    root: Path = Path(".")  # globs are relative to the configuration file's directory
+
+    def matches_file(self, config_path: Path) -> bool:
+        """True when the glob names the config file or its model directory."""
+        pattern = _glob_regex(self.path.rstrip("/"))
+        absolute = Path(os.path.abspath(config_path))
+        candidates = []
+        for target in (absolute, absolute.parent):
+            relative = os.path.relpath(target, os.path.abspath(self.root))
+            candidates.append(target.as_posix() if relative.startswith("..") else Path(relative).as_posix())
+        return any(pattern.fullmatch(c) for c in candidates)
+
+    def names(self, code: str) -> bool:
+        return any(c == ALL or code.startswith(c) for c in self.codes)
+
+    def covers(self, code: str, pointer: str) -> bool:
+        if not self.names(code):
+            return False
+        return self.pointer is None or pointer == self.pointer or pointer.startswith(self.pointer + "/")
+
+
+@dataclass(frozen=True)
+class Settings:
+    source: Path | None = None  # None: no configuration file (defaults, or --isolated)
+    consumers: tuple[str, ...] | None = None
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)
+    plugins: bool | tuple[str, ...] = False
+    suppress: tuple[Suppression, ...] = ()
+
+    def selectors(self) -> dict[str, tuple[str, ...]]:
+        """Every code or prefix the settings name, by the key that names it."""
+        return {
+            "select": self.select or (),
+            "extend-select": self.extend_select,
+            "ignore": self.ignore,
+            "severity": tuple(self.severity),
+            "suppress": tuple(c for s in self.suppress for c in s.codes),
+        }
+
+
+DEFAULT = Settings()
+
+
+def read(path: Path) -> Settings:
+    """Settings from an explicit file: pyproject.toml's [tool.cfglint] table, or any other TOML file whole."""
+    data = _load_toml(path)
+    if path.name == PYPROJECT:
+        table = data.get("tool", {}).get("cfglint")
+        if table is None:
+            raise UsageError(f"{path}: no [tool.cfglint] table")
+        return parse(table, path, "[tool.cfglint]")
+    return parse(data, path, path.name)
+
+
+def parse(table: Any, source: Path, where: str) -> Settings:
+    if not isinstance(table, dict):
+        raise UsageError(f"{source}: {where} must be a table")
+    unknown = [k for k in table if k not in KEYS]
+    if unknown:
+        raise UsageError(f"{source}: unknown key{_s(unknown)} {_quoted(unknown)} in {where} (known: {', '.join(KEYS)})")
+    strings = lambda key: _strings(table, key, source)  # noqa: E731
+    severity = table.get("severity", {})
+    if not isinstance(severity, dict) or any(v not in SEVERITIES for v in severity.values()):
+        raise UsageError(f"{source}: severity must be a table of code = \"error\" | \"warning\" | \"info\"")
+    plugins = table.get("plugins", False)
+    if isinstance(plugins, list):
+        plugins = strings("plugins")
+    elif not isinstance(plugins, bool):
+        raise UsageError(f"{source}: plugins must be true, false or a list of plugin names")
+    suppress = table.get("suppress", [])
+    if not isinstance(suppress, list):
+        raise UsageError(f"{source}: suppress must be an array of tables ([[suppress]] entries)")
+    if "consumers" in table and not strings("consumers"):
+        raise UsageError(f"{source}: consumers must name at least one runtime (leave it out to check all)")
+    return Settings(
+        source=source,
+        consumers=strings("consumers") if "consumers" in table else None,
+        select=strings("select") if "select" in table else None,
+        extend_select=strings("extend-select"),
+        ignore=strings("ignore"),
+        severity={str(k): v for k, v in severity.items()},
+        plugins=plugins,
+        suppress=tuple(_suppression(entry, i, source) for i, entry in enumerate(suppress, 1)),
+    )
+
+
+def _suppression(entry: Any, number: int, source: Path) -> Suppression:
+    shown = os.path.relpath(source)
+    origin = f"{source if shown.startswith('..') else shown} suppress #{number}"
+    if not isinstance(entry, dict):
+        raise UsageError(f"{source}: suppress #{number} must be a table")
+    unknown = [k for k in entry if k not in SUPPRESS_KEYS]
+    if unknown:
+        raise UsageError(f"{source}: unknown key{_s(unknown)} {_quoted(unknown)} in suppress #{number} (known: {', '.join(SUPPRESS_KEYS)})")
+    path, reason, pointer, codes = entry.get("path"), entry.get("reason"), entry.get("pointer"), entry.get("codes")
+    if not isinstance(path, str) or not path:
+        raise UsageError(f"{source}: suppress #{number} needs a path (a glob such as \"models/*/config.json\")")
+    if not isinstance(reason, str) or not reason.strip():
+        raise UsageError(f"{source}: suppress #{number} needs a reason")
+    if pointer is not None and (not isinstance(pointer, str) or (pointer and not pointer.startswith("/"))):
+        raise UsageError(f"{source}: suppress #{number}: pointer must be a JSON Pointer such as \"/rope_scaling\"")
+    if not isinstance(codes, list) or not codes or not all(isinstance(c, str) for c in codes):
+        raise UsageError(f"{source}: suppress #{number} needs codes (a non-empty list of rule codes or prefixes)")
+    return Suppression(path, tuple(codes), reason.strip(), pointer, origin, source.parent)
+
+
+def _strings(table: dict, key: str, source: Path) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{source}: {key} must be a list of strings")
+    return tuple(value)
+
+
+def _load_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as err:
+        raise UsageError(f"{path}: invalid TOML: {err}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: invalid TOML: not valid UTF-8") from None
+    except OSError as err:
+        raise UsageError(f"{path}: {err.strerror or err}") from None
+
+
+class Finder:
+    """The settings for each checked file: an explicit --config, none (--isolated), or the nearest file upwards."""
+
+    def __init__(self, config: str | None = None, isolated: bool = False):
+        if config and isolated:
+            raise UsageError("--config and --isolated cannot be used together")
+        self.isolated = isolated
+        self.explicit = read(Path(config)) if config else None
+        self._by_directory: dict[Path, Settings] = {}
+
+    def for_file(self, path: Path) -> Settings:
+        if self.isolated:
+            return DEFAULT
+        if self.explicit is not None:
+            return self.explicit
+        return self._discover(Path(os.path.abspath(path)).parent)
+
+    def _discover(self, directory: Path) -> Settings:
+        visited = []
+        found = DEFAULT
+        for candidate in (directory, *directory.parents):
+            if candidate in self._by_directory:
+                found = self._by_directory[candidate]
+                break
+            visited.append(candidate)
+            here = _settings_in(candidate)
+            if here is not None:
+                found = here
+                break
+        for candidate in visited:
+            self._by_directory[candidate] = found
+        return found
+
+
+def _settings_in(directory: Path) -> Settings | None:
+    """A directory's own settings: .cfglint.toml first, then a pyproject.toml that has [tool.cfglint]."""
+    dedicated = directory / FILE_NAME
+    if dedicated.is_file():
+        return parse(_load_toml(dedicated), dedicated, FILE_NAME)
+    pyproject = directory / PYPROJECT
+    if pyproject.is_file():
+        tool = _load_toml(pyproject).get("tool", {})
+        if isinstance(tool, dict) and "cfglint" in tool:
+            return parse(tool["cfglint"], pyproject, "[tool.cfglint]")
+    return None
+
+
+def _glob_regex(pattern: str) -> re.Pattern:
+    """A path glob: `*` and `?` stay within one folder, `**` spans folders, `[...]` is a character class."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2:]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1:end]
+            negate = body.startswith("!")
+            body = (body[1:] if negate else body).replace("\\", "\\\\")
+            if body.startswith("^"):
+                body = "\\" + body
+            out.append("[" + ("^" if negate else "") + body + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
+
+
+def is_selector(text: str) -> bool:
+    return text == ALL or _SELECTOR.fullmatch(text) is not None
+
+
+def _quoted(names) -> str:
+    return ", ".join(repr(n) for n in names)
+
+
+def _s(items) -> str:
+    return "s" if len(items) != 1 else ""
