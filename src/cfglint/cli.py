@@ -52,28 +52,24 @@ def _root(
 def check(
     paths: List[str] = PathsArg,
     consumer: Optional[List[str]] = ConsumerOpt,
-    output_format: str = typer.Option("full", "--format", help="full, concise or json."),
+    output_format: Optional[str] = typer.Option(None, "--format", help="full, concise, json, json-lines, sarif or github (default: github under GitHub Actions, full elsewhere)."),
+    output_file: Optional[str] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to FILE instead of stdout."),
+    statistics: bool = typer.Option(False, "--statistics", help="Count the findings per rule instead of listing them."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
 ) -> int:
     """Report every place where a runtime will read a different model than transformers means."""
-    from cfglint.report import FORMATS, renderer
-    from cfglint.report.full_format import summary
-    from cfglint.report.style import for_stream
+    from cfglint.report import choose_format, write_report
     from cfglint.session import Session
 
-    if output_format not in FORMATS:
-        raise UsageError(f"unknown format {output_format!r} (choose from {', '.join(FORMATS)})")
+    fmt = choose_format(output_format)
     session = Session(consumer, config=config, isolated=isolated)
     results = session.check_all(paths)
     diagnostics = [d for r in results for d in r.diagnostics]
-    docs = {r.display: r.ctx.doc for r in results}
-    style = for_stream(sys.stdout)
-    text = renderer(output_format)(diagnostics, docs, style)
-    if output_format == "full":
-        text += summary(diagnostics)
-    sys.stdout.write(text)
-    return session.exit_code(diagnostics)
+    write_report(fmt, results, diagnostics, output=output_file, statistics=statistics)
+    code = session.exit_code(diagnostics)
+    return EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code
 
 
 @app.command()

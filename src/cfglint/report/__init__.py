@@ -1,12 +1,52 @@
-"""Output formats for `check`; each renders a list of diagnostics to text."""
+"""Output formats for `check`: each `<name>_format.render(diagnostics, docs, style, rules)` returns text."""
 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import Callable
 
-FORMATS = ("full", "concise", "json")
+from cfglint.errors import UsageError
+
+FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github")
+
+
+def choose_format(requested: str | None) -> str:
+    """The format asked for; without one, GitHub annotations inside GitHub Actions and `full` elsewhere."""
+    if requested is None:
+        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "full"
+    if requested not in FORMATS:
+        raise UsageError(f"unknown format {requested!r} (choose from {', '.join(FORMATS)})")
+    return requested
 
 
 def renderer(fmt: str) -> Callable:
-    return importlib.import_module(f"cfglint.report.{fmt}_format").render
+    return importlib.import_module(f"cfglint.report.{fmt.replace('-', '_')}_format").render
+
+
+def write_report(fmt: str, results, diagnostics, *, output: str | None = None, statistics: bool = False) -> None:
+    """Render the findings (or their statistics) to stdout, or to `output` without color."""
+    from cfglint.report.style import Style, for_stream
+
+    style = Style(False) if output else for_stream(sys.stdout)
+    rules = {r.code: r for result in results for r in result.rules}
+    if statistics:
+        from cfglint.report.statistics import render_statistics
+
+        text = render_statistics(diagnostics, as_json=fmt in ("json", "json-lines"))
+    else:
+        docs = {r.display: r.ctx.doc for r in results}
+        text = renderer(fmt)(diagnostics, docs, style, rules)
+        if fmt == "full":
+            from cfglint.report.full_format import summary
+
+            text += summary(diagnostics)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as err:
+        raise UsageError(f"{output}: cannot write: {err.strerror or err}") from None

@@ -5,6 +5,6 @@ from __future__ import annotations
 from cfglint.report.style import Style
 
 
-def render(diagnostics, docs, style: Style) -> str:
+def render(diagnostics, docs, style: Style, rules=None) -> str:
     lines = [f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}" for d in diagnostics]
     return "\n".join(lines) + ("\n" if lines else "")

@@ -8,7 +8,7 @@ from cfglint.report.style import Style
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "blue"}
 
 
-def render(diagnostics, docs, style: Style) -> str:
+def render(diagnostics, docs, style: Style, rules=None) -> str:
     out: list[str] = []
     for d in diagnostics:
         fixable = " [*]" if d.fix and d.fix.applicability is Applicability.SAFE else ""

@@ -5,5 +5,5 @@ from __future__ import annotations
 import json
 
 
-def render(diagnostics, docs, style) -> str:
+def render(diagnostics, docs, style, rules=None) -> str:
     return json.dumps([d.to_json() for d in diagnostics], indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,25 @@
+"""GitHub Actions workflow commands: each finding becomes an annotation on the pull request's diff.
+
+`::error file=PATH,line=L,col=C,title=CODE::message`; data escapes %, CR and LF, and properties also `:` and
+`,`, as the runner's parser expects.
+"""
+
+from __future__ import annotations
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render(diagnostics, docs, style, rules=None) -> str:
+    lines = []
+    for d in diagnostics:
+        fields = f"file={_property(d.path)},line={d.line},col={d.column},title={_property(d.code)}"
+        lines.append(f"::{_LEVEL[d.severity.value]} {fields}::{_data(d.message)}")
+    return "".join(line + "\n" for line in lines)
