@@ -56,17 +56,29 @@ def check(
     output_file: Optional[str] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to FILE instead of stdout."),
     statistics: bool = typer.Option(False, "--statistics", help="Count the findings per rule instead of listing them."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE", help="Report only findings not recorded in FILE."),
+    write_baseline: Optional[str] = typer.Option(None, "--write-baseline", metavar="FILE", help="Record today's findings in FILE, report nothing, exit 0."),
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
 ) -> int:
     """Report every place where a runtime will read a different model than transformers means."""
+    from pathlib import Path
+
+    from cfglint import baseline as baselines
     from cfglint.report import choose_format, write_report
     from cfglint.session import Session
 
     fmt = choose_format(output_format)
+    accepted = baselines.load(Path(baseline)) if baseline else None
     session = Session(consumer, config=config, isolated=isolated)
     results = session.check_all(paths)
     diagnostics = [d for r in results for d in r.diagnostics]
+    if write_baseline:
+        n = baselines.write(Path(write_baseline), diagnostics)
+        sys.stderr.write(f"cfglint: recorded {n} finding{'s' if n != 1 else ''} in {write_baseline}\n")
+        return EXIT_ERROR if session.unreadable else EXIT_CLEAN
+    if accepted is not None:
+        diagnostics = accepted.new(diagnostics)
     write_report(fmt, results, diagnostics, output=output_file, statistics=statistics)
     code = session.exit_code(diagnostics)
     return EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code
