@@ -209,6 +209,15 @@ def sampling(
     return run_sampling(path, consumer, logits, logits_json, prompt, output_format)
 
 
+@app.command()
+def schema(name: str = typer.Argument(..., metavar="CONSUMER", help="A runtime, e.g. candle-llama.")) -> int:
+    """Print what a runtime reads from config.json as JSON Schema, for any JSON Schema validator."""
+    from cfglint.report.json_schema import consumer_schema
+
+    sys.stdout.write(consumer_schema(name))
+    return EXIT_CLEAN
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         result = app(args=argv, prog_name="cfglint", standalone_mode=False)

@@ -1,0 +1,32 @@
+"""`cfglint schema CONSUMER`: a runtime's profile (a pydantic model of what it reads) as JSON Schema."""
+
+from __future__ import annotations
+
+import json
+
+from cfglint import consumers
+from cfglint.errors import UsageError
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+# What a JSON Schema validator cannot see: it validates the parsed value, after the JSON parser has already
+# kept the last of two duplicate keys and (in Python) accepted NaN and Infinity.
+LIMITS = (
+    "Not expressible in JSON Schema: duplicate keys and NaN/Infinity literals (check them with `cfglint check`, "
+    "rules J002 and J003); integers written as 1.0 pass `type: integer` here."
+)
+
+
+def consumer_schema(name: str) -> str:
+    if name not in consumers.names():
+        raise UsageError(f"unknown consumer {name!r} (known: {', '.join(consumers.names())})")
+    consumer = consumers.get(name)
+    model = getattr(consumer, "schema", None)
+    if model is None:
+        raise UsageError(f"consumer {name!r} has no schema")
+    body = model.model_json_schema()
+    schema = {
+        "$schema": DIALECT,
+        "$comment": f"{name}: {consumer.title}; source: {consumer.source}. {LIMITS}",
+        **body,
+    }
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
