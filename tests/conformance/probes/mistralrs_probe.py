@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-# The prompt is passed through verbatim: no BOS or role markup, so it is exactly the given ids.
+# The prompt is passed through verbatim, without role markup; mistral.rs itself adds only the BOS.
 _VERBATIM_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
 
 
