@@ -220,7 +220,9 @@ def _bos_template(vocab: dict[str, int]) -> dict | None:
             {"Sequence": {"id": "A", "type_id": 0}},
             {"Sequence": {"id": "B", "type_id": 1}},
         ],
-        "special_tokens": {BOS_TOKEN: {"id": BOS_TOKEN, "ids": [vocab[BOS_TOKEN]], "tokens": [BOS_TOKEN]}},
+        "special_tokens": {
+            BOS_TOKEN: {"id": BOS_TOKEN, "ids": [vocab[BOS_TOKEN]], "tokens": [BOS_TOKEN]}
+        },
     }
 
 

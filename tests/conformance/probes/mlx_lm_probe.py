@@ -80,7 +80,7 @@ def _values(model, tokenizer) -> dict:
 
 
 def _rope_as_built(rope, args) -> tuple[float, dict | None]:
-    """Theta and scaling of the RoPE module mlx-lm initialised, with mlx-lm's own defaults filled in."""
+    """Theta and scaling of the RoPE module mlx-lm built, with mlx-lm's own defaults filled in."""
     import mlx.nn as nn
     from mlx_lm.models.rope_utils import DynamicNTKScalingRoPE, Llama3RoPE
 

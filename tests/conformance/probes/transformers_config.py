@@ -1,10 +1,10 @@
-"""Probe: what a transformers LlamaConfig ends up with for a model directory (config only, no torch).
+"""Probe: what a transformers LlamaConfig ends up with for a model directory (config only).
 
 Usage: python transformers_config.py MODEL_DIR
 
-Runs under transformers 4.x and 5.x. RoPE is reported the way that version's *modeling code* reads it:
-4.x reads `config.rope_theta` and `config.rope_scaling`; 5.x reads only `config.rope_parameters`
-(its `rope_theta` and `rope_type`), whatever top-level keys the file also has.
+Runs under transformers 4.x and 5.x, without torch. RoPE is reported the way that version's
+*modeling code* reads it: 4.x reads `config.rope_theta` and `config.rope_scaling`; 5.x reads only
+`config.rope_parameters` (its `rope_theta` and `rope_type`), whatever top-level keys the file has.
 Prints one JSON object (see the values contract) and exits 0, also when the config fails to load.
 """
 
@@ -68,7 +68,7 @@ def _rope_as_modeling_reads_it(config, major: int) -> tuple[float, dict | None]:
         # reads rope_parameters["rope_theta"] and the scaling keys from the same dict.
         parameters = dict(config.rope_parameters)
         return parameters.pop("rope_theta"), _scaling_or_none(parameters)
-    # 4.x LlamaRotaryEmbedding: rope_scaling (or None) picks the type; config.rope_theta is the base.
+    # 4.x LlamaRotaryEmbedding: rope_scaling (or None) picks the type; rope_theta is the base.
     # A 5.x-only `rope_parameters` attribute is never read by 4.x modeling code.
     scaling = dict(config.rope_scaling) if config.rope_scaling else {}
     scaling.pop("rope_theta", None)
