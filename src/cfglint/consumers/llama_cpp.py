@@ -5,8 +5,9 @@ conversion/llama.py (`LlamaModel`), src/llama-model.cpp, as vendored in the llam
 hparams come from `AutoConfig.from_pretrained(dir).to_dict()` of the installed transformers (5 here, so
 RoPE follows transformers 5), falling back to the raw JSON when transformers refuses the file.
 `rope_parameters` wins over `rope_scaling`; `dynamic` scaling is dropped without a word; llama3 is baked into
-a `rope_freqs` tensor whose original context comes from a *top-level* `original_max_position_embeddings`
-(default 8192), not from the scaling dict; without a theta none is written and the runtime uses 10000.
+a `rope_freqs` tensor (on the raw-JSON path its original context falls back to a top-level
+`original_max_position_embeddings`, then 8192); without a theta none is written and the runtime uses 10000.
+Observed with the converter itself under transformers 4.57.6 and 5.24.0 (tests/conformance).
 The activation is always SiLU; biases and `output.weight` are converted whenever the tensors exist, whatever
 the flags say, so from the config alone they read as meant.
 """
@@ -59,16 +60,16 @@ def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str]:
             theta, theta_source = (data[found], "/" + found) if found else (10000.0, DEFAULT)
         kind = params.get("rope_type", params.get("type", "default"))
         scaling = None if kind == "default" else {"rope_type": kind, **{k: v for k, v in params.items() if k not in ("rope_theta", "rope_type", "type")}}
+        if kind == "llama3":
+            scaling = {
+                "rope_type": "llama3",
+                "factor": params.get("factor", 8.0),
+                "low_freq_factor": params.get("low_freq_factor", 1.0),
+                "high_freq_factor": params.get("high_freq_factor", 4.0),
+                "original_max_position_embeddings": params.get("original_max_position_embeddings", data.get("original_max_position_embeddings", 8192)),
+            }
     if scaling is not None and scaling["rope_type"] == "dynamic":
         return theta, theta_source, None, FIXED  # "handled in model class": not for Llama
-    if scaling is not None and scaling["rope_type"] == "llama3":
-        scaling = {
-            "rope_type": "llama3",
-            "factor": scaling.get("factor", 8.0),
-            "low_freq_factor": scaling.get("low_freq_factor", 1.0),
-            "high_freq_factor": scaling.get("high_freq_factor", 4.0),
-            "original_max_position_embeddings": data.get("original_max_position_embeddings", 8192),
-        }
     return theta, theta_source, scaling, scaling_source
 
 
