@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 
 from cfglint.reading import KEYS, same, show
+from cfglint.weights import report as weights_report
 
 
 def as_json(result) -> dict:
     ctx = result.ctx
     intent = ctx.intent
+    weights = weights_report.as_json(ctx)
     return {
         "path": result.display,
         "intent": None if intent is None else {
@@ -19,6 +21,7 @@ def as_json(result) -> dict:
             "dtype": intent.dtype,
         },
         "consumers": {name: view.to_json() for name, view in ctx.views.items()},
+        **({"weights": weights} if weights is not None else {}),
     }
 
 
@@ -47,6 +50,7 @@ def render_table(results) -> str:
                     cell = show(v.values[key])
                     row.append(cell if same(key, v.values[key], want) else cell + " !")
             rows.append(row)
+        rows += weights_report.rows(ctx, header[1:])
         widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
         lines = [f"{r.display} ({ctx.intent.layout} layout, model_type {ctx.intent.model_type})"]
         for row in rows:
@@ -54,5 +58,6 @@ def render_table(results) -> str:
         for v in ctx.views.values():
             if v.failure:
                 lines.append(f"{v.consumer}: {v.outcome}: {v.failure.message}")
+        lines += weights_report.lines(ctx)
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)

@@ -118,8 +118,9 @@ def _read_sharded(weights: Weights, names: set[str], model_files: list[str]) -> 
         unlisted = [n for n in header.tensors if n not in weight_map]
         if unlisted:
             weights.problems.append(Problem(shard, f"{shard} holds {len(unlisted)} tensor(s) that {INDEX} does not list, e.g. {unlisted[0]}", "index"))
+    named = set(weight_map.values())
     for stray in model_files:
-        if stray not in headers and stray not in weight_map.values():
+        if stray not in named:
             weights.stray[stray] = _names(weights, stray)
             weights.problems.append(Problem(stray, f"{stray} is not named by {INDEX}: transformers and candle never read it", "stray"))
 

@@ -76,36 +76,25 @@ def parse_header(raw: bytes, data_size: int) -> Header:
     except UnicodeDecodeError as err:
         return _unreadable(f"header is not UTF-8 (byte {err.start})")
     try:
-        entries = json.loads(text, object_pairs_hook=_keep_duplicates)
+        entries = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as err:
         where = f" at byte {err.pos}" if isinstance(err, json.JSONDecodeError) else ""
         return _unreadable(f"header is not JSON{where}: {getattr(err, 'msg', 'nested too deeply')}")
-    if not isinstance(entries, _Pairs):
+    if not isinstance(entries, dict):
         return _unreadable(f"header is a JSON {type(entries).__name__}, not an object")
+    # A name written twice keeps its last entry, as serde (and so the safetensors library) does.
     header = Header()
-    seen: set[str] = set()
-    for name, entry in entries:
-        if name in seen:
-            header.problems.append(f"tensor {name!r} is listed twice in the header")
-            continue
-        seen.add(name)
+    for name, entry in entries.items():
         if name == "__metadata__":
-            if not isinstance(entry, _Pairs) or not all(isinstance(v, str) for _, v in entry):
+            if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
                 header.problems.append("__metadata__ is not an object of strings")
             continue
         tensor = _tensor(name, entry, header.problems)
         if tensor is not None:
             header.tensors[name] = tensor
-    _check_layout(header, data_size)
+    if not header.problems:  # with an entry unreadable, where the others should lie is unknowable
+        _check_layout(header, data_size)
     return header
-
-
-class _Pairs(list):
-    """A JSON object as its (key, value) pairs, so duplicated names stay visible."""
-
-
-def _keep_duplicates(pairs: list) -> _Pairs:
-    return _Pairs(pairs)
 
 
 def _unreadable(message: str) -> Header:
@@ -117,11 +106,10 @@ def _is_count(value) -> bool:
 
 
 def _tensor(name: str, entry, problems: list[str]) -> TensorInfo | None:
-    if not isinstance(entry, _Pairs):
+    if not isinstance(entry, dict):
         problems.append(f"tensor {name!r}: entry is not an object")
         return None
-    fields = dict(entry)
-    dtype, shape, offsets = fields.get("dtype"), fields.get("shape"), fields.get("data_offsets")
+    dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
     if dtype not in DTYPE_BITS:
         problems.append(f"tensor {name!r}: unknown dtype {dtype!r}")
         return None
@@ -144,10 +132,8 @@ def _check_layout(header: Header, data_size: int) -> None:
     past = [t for t in spans if t.end > data_size]
     if past:
         last = max(past, key=lambda t: t.end)
-        more = f" (and {len(past) - 1} more)" if len(past) > 1 else ""
-        header.problems.append(
-            f"tensor {last.name!r} ends at data byte {last.end:,}, past the end of the file (its data area is {data_size:,} bytes){more}: truncated"
-        )
+        more = f"; {len(past)} tensors reach past the end" if len(past) > 1 else ""
+        header.problems.append(f"truncated: tensor {last.name!r} ends at data byte {last.end:,}, but the file holds {data_size:,} bytes of data{more}")
     position = 0
     for tensor in spans:
         if tensor.begin < position:

@@ -49,9 +49,10 @@ class Shape:
     head_dim: int
     vocab: int
     head_dim_key: str  # "head_dim" when the reader takes it from the file, else "num_attention_heads"
+    kv_given: bool  # False when num_key_value_heads is the head count by default
 
     @classmethod
-    def of(cls, dims: dict[str, Any], values: dict[str, Any], head_dim_given: bool) -> Shape | None:
+    def of(cls, dims: dict[str, Any], values: dict[str, Any], head_dim_given: bool, kv_given: bool) -> Shape | None:
         """None when a number is missing or not a count (the config rules report that)."""
         numbers = {
             "hidden": dims.get("hidden_size"),
@@ -64,7 +65,7 @@ class Shape:
         }
         if not all(type(v) is int and v >= 0 for v in numbers.values()):
             return None
-        return cls(**numbers, head_dim_key="head_dim" if head_dim_given else "num_attention_heads")
+        return cls(**numbers, head_dim_key="head_dim" if head_dim_given else "num_attention_heads", kv_given=kv_given)
 
 
 def layer_of(name: str) -> int | None:
@@ -96,9 +97,10 @@ def expected(s: Shape, *, tie: bool, attention_bias: bool, mlp_bias: bool) -> di
     vocab = Axis(s.vocab, "vocab_size", f"vocab_size {s.vocab}")
     inter = Axis(s.intermediate, "intermediate_size", f"intermediate_size {s.intermediate}")
     q_key = "head_dim" if s.head_dim_key == "head_dim" else "num_attention_heads"
-    q = Axis(s.heads * s.head_dim, q_key, f"num_attention_heads × head_dim = {s.heads} × {s.head_dim}")
+    q = Axis(s.heads * s.head_dim, q_key, f"num_attention_heads {s.heads} × head_dim {s.head_dim}")
     kv_key = "num_key_value_heads"  # given or defaulted to the head count, it is the key to write
-    kv = Axis(s.kv_heads * s.head_dim, kv_key, f"num_key_value_heads × head_dim = {s.kv_heads} × {s.head_dim}")
+    kv_heads = f"num_key_value_heads {s.kv_heads}" if s.kv_given else f"num_key_value_heads not written, so {s.kv_heads} (the head count)"
+    kv = Axis(s.kv_heads * s.head_dim, kv_key, f"{kv_heads} × head_dim {s.head_dim}")
 
     out: list[Expected] = [Expected(EMBED, (vocab, hidden), "embedding"), Expected("model.norm.weight", (hidden,), "norm")]
     if not tie:

@@ -63,13 +63,18 @@ LOADERS = {
             dtype="weights are cast to the example's --dtype, default f16",
             source="candle-transformers 0.11 models/llama.rs Llama::load, Block::load(...).unwrap(); candle-nn var_builder.rs",
         ),
-        Loader("transformers-5", **_TRANSFORMERS, unties=True,
-               shape_words="{name} MISMATCH - ckpt: {got} vs model: {expected}; ignore_mismatched_sizes is False, so it raises", uses_dtype=True, dtype="from_pretrained's default dtype=\"auto\" loads in it",
-               source="transformers 5 modeling_utils.py, utils/loading_report.py"),
-        Loader("transformers-4", **_TRANSFORMERS, drops_tied_head=True,
-               shape_words="size mismatch for {name}: copying a param with shape {got} from checkpoint, the shape in current model is {expected}",
-               dtype="loads float32 unless from_pretrained(dtype=\"auto\")",
-               source="transformers 4.57 modeling_utils.py"),
+        Loader(
+            "transformers-5", **_TRANSFORMERS, unties=True, uses_dtype=True,
+            shape_words="{name} MISMATCH - ckpt: {got} vs model: {expected}; ignore_mismatched_sizes is False, so it raises",
+            dtype='from_pretrained\'s default dtype="auto" loads in it',
+            source="transformers 5 modeling_utils.py, utils/loading_report.py (observed with 5.24 on samples/weights-*)",
+        ),
+        Loader(
+            "transformers-4", **_TRANSFORMERS, drops_tied_head=True,  # tie_weights() replaces the stored head
+            shape_words="size mismatch for {name}: copying a param with shape {got} from checkpoint, the shape in current model is {expected}",
+            dtype='loads float32 unless from_pretrained(dtype="auto")',
+            source="transformers 4.57 modeling_utils.py",
+        ),
         Loader(
             "mlx-lm", missing_layer=ERROR, missing=ERROR, unused=ERROR, shape_layer=ERROR, shape=ERROR,
             missing_words="Missing parameters: {name}",
@@ -77,7 +82,7 @@ LOADERS = {
             shape_words="Expected shape {expected} but received shape {got} for parameter {name}",
             drops_tied_head=True, drops_inv_freq="self_attn.rotary_emb.inv_freq", globs_shards=True,
             dtype="keeps the stored dtype at load; mlx_lm.convert casts to torch_dtype",
-            source="mlx-lm models/llama.py Model.sanitize, utils.load_model (load_weights strict=True)",
+            source="mlx-lm models/llama.py Model.sanitize, utils.load_model (load_weights strict=True); observed with 0.32.2",
         ),
         Loader(
             "mistralrs", missing_layer=ERROR, missing=ERROR, unused=IGNORES, shape_layer=ERROR, shape=ERROR,

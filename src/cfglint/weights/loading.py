@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cfglint.weights.layout import HEAD, Axis, Expected, Shape, blame, expected, is_bias
-from cfglint.weights.loaders import DROPS, IGNORES, RANK, WARNS, Loader, loader_for
+from cfglint.weights.loaders import DROPS, ERROR, IGNORES, RANK, WARNS, Loader, loader_for
 
 if TYPE_CHECKING:
     from cfglint.rule import Context
@@ -71,7 +71,8 @@ class Loading:
 
 def shape_of(ctx: Context, values: dict, sources: dict) -> Shape | None:
     dims = {k: values.get(k, v) for k, v in ctx.intent.dims.items()}
-    return Shape.of(dims, values, head_dim_given=sources.get("head_dim") == "/head_dim")
+    return Shape.of(dims, values, head_dim_given=sources.get("head_dim") == "/head_dim",
+                    kv_given=sources.get("num_key_value_heads") == "/num_key_value_heads")
 
 
 def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict) -> Loading:
@@ -92,10 +93,15 @@ def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict
     reactions = [plan.on_missing(n) for n in plan.missing] + [plan.on_shape(m) for m in plan.mismatched]
     if plan.unused:
         reactions.append(plan.on_unused(plan.unused))
+    if loader.unties and tie and HEAD in stored:
+        reactions.append((WARNS, "both lm_head.weight and the embeddings are stored: not tied when they differ"))
+    unreadable = [p for p in weights.problems if p.kind == "unreadable"]
+    if unreadable:
+        # Every runtime reads the files through the same format rules (W001 says which file and why).
+        reactions.append((ERROR, f"{unreadable[0].file}: {unreadable[0].message}"))
     worst = max(reactions, key=lambda r: RANK[r[0]], default=(IGNORES, ""))
-    if worst[0] != IGNORES:
-        plan.outcome = worst[0] if RANK[worst[0]] > RANK[WARNS] else "warns"
-        plan.message = worst[1]
+    if RANK[worst[0]] >= RANK[WARNS]:
+        plan.outcome, plan.message = worst
     return plan
 
 

@@ -1,0 +1,85 @@
+"""Bias tensors in the weights disagree with attention_bias / mlp_bias.
+
+## What it does
+Compares the projection bias tensors stored in the safetensors checkpoint (`*_proj.bias`, headers only)
+with `attention_bias` and `mlp_bias`: biases stored while the flag is false, or the flag true with bias
+tensors missing.
+
+## Why it matters
+Runtimes disagree about stray biases, in opposite directions: transformers drops them with a warning,
+candle never requests them, mlx-lm's strict load refuses them, and llama.cpp's converter keeps them and
+its runtime adds them. The same checkpoint then computes different models. A flag that is true without
+the tensors makes transformers initialise the missing biases (with a warning) and mlx-lm refuse to load.
+
+## Example
+```json
+{"attention_bias": false}
+```
+with `model.layers.0.self_attn.q_proj.bias` stored (a LLaMA-fied Qwen checkpoint).
+
+## Fix safety
+Unsafe: sets the flag to what the weights hold (true when every projection of that kind has its bias,
+false when none has). It changes what transformers reads, on purpose.
+"""
+
+from cfglint.diagnostics import Applicability, Edit, Finding, Fix, Severity
+from cfglint.weights import loading
+from cfglint.weights.effects import phrase, reaction, some, uses
+from cfglint.weights.layout import expected, is_attention_bias, is_mlp_bias
+
+CODE = "W005"
+NAME = "bias-mismatch"
+SEVERITY = "error"
+
+KINDS = (("attention_bias", "attention", is_attention_bias), ("mlp_bias", "MLP", is_mlp_bias))
+
+
+def check(ctx):
+    plans = loading.plan(ctx)
+    reference = plans.get(loading.REFERENCE)
+    if reference is None or not ctx.weights.complete:
+        return
+    for key, label, belongs in KINDS:
+        stored = [n for n in ctx.weights.tensors if belongs(n)]
+        wanted = _all_biases(ctx, belongs)
+        flag = ctx.intent.values[key] is True
+        if stored and not flag:
+            effects = _effects(ctx, stored, unused=True)
+            message = f"{key} is false, but the weights hold {len(stored)} {label} bias tensor(s) ({some(stored)})"
+            if effects:
+                message += f": {phrase(effects)}"
+            fix = None
+            if set(stored) == set(wanted):
+                fix = Fix(f"set {key} to true", Applicability.UNSAFE, (Edit("set", "/" + key, True),))
+            yield Finding(message, "/" + key, tuple(effects), fix)
+        elif flag:
+            missing = [n for n in reference.missing if belongs(n)]
+            if not missing:
+                continue
+            effects = _effects(ctx, missing, unused=False)
+            held = f"only {len(stored)} of {len(stored) + len(missing)}" if stored else "none of the"
+            message = f"{key} is true, but the weights hold {held} {label} bias tensors (missing {some(missing)})"
+            if effects:
+                message += f": {phrase(effects)}"
+            fix = None if stored else Fix(f"set {key} to false", Applicability.UNSAFE, (Edit("set", "/" + key, False),))
+            yield Finding(message, "/" + key, tuple(effects), fix, severity=Severity.WARNING)
+
+
+def _all_biases(ctx, belongs):
+    """Every bias of this kind the layout has when the flag is on (shapes do not matter here)."""
+    reference = loading.plan(ctx)[loading.REFERENCE]
+    shape = loading.shape_of(ctx, ctx.intent.values, ctx.intent.sources)
+    return [n for n in expected(shape, tie=reference.tie, attention_bias=True, mlp_bias=True) if belongs(n)]
+
+
+def _effects(ctx, names, unused):
+    effects = []
+    for plan in loading.consumers(ctx).values():
+        if unused:
+            left = [n for n in names if n in plan.unused]
+            effect = reaction(plan, [], left) if left else uses(plan.consumer)
+        else:
+            effect = reaction(plan, [n for n in names if n in plan.missing][:1], [])
+        if effect is not None:
+            effects.append(effect)
+    return effects
