@@ -29,10 +29,14 @@ app = typer.Typer(
     help="Find where model runtimes read a Hugging Face config.json differently from transformers, and fix it.",
 )
 
-PathsArg = typer.Argument(..., metavar="PATH...", help="Model directories or config.json files.")
+PathsArg = typer.Argument(None, metavar="TARGET...", help="Model directories, config.json files, or Hub repository ids (org/name, org/name@revision).", show_default=False)
 ConsumerOpt = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
 ConfigOpt = typer.Option(None, "--config", metavar="FILE", help="Use this configuration file instead of searching upwards from each path.")
 IsolatedOpt = typer.Option(False, "--isolated", help="Ignore every configuration file.")
+RevisionOpt = typer.Option(None, "--revision", metavar="REV", help="Branch, tag or commit of the Hub repositories named without @REV (default: main).")
+TargetsFileOpt = typer.Option(None, "--targets-file", metavar="FILE", help="Also check the targets listed in FILE, one per line.")
+HfCacheOpt = typer.Option(False, "--hf-cache", help="Also check every model snapshot in the local Hugging Face cache (read-only).")
+JobsOpt = typer.Option(8, "--jobs", "-j", min=1, help="Hub repositories fetched at the same time.")
 
 
 def _version(value: bool) -> None:
@@ -60,6 +64,10 @@ def check(
     write_baseline: Optional[str] = typer.Option(None, "--write-baseline", metavar="FILE", help="Record today's findings in FILE, report nothing, exit 0."),
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
+    revision: Optional[str] = RevisionOpt,
+    targets_file: Optional[str] = TargetsFileOpt,
+    hf_cache: bool = HfCacheOpt,
+    jobs: int = JobsOpt,
 ) -> int:
     """Report every place where a runtime will read a different model than transformers means."""
     from pathlib import Path
@@ -71,7 +79,7 @@ def check(
     fmt = choose_format(output_format)
     accepted = baselines.load(Path(baseline)) if baseline else None
     session = Session(consumer, config=config, isolated=isolated)
-    results = session.check_all(paths)
+    results = _check_targets(session, paths, targets_file, revision, jobs, hf_cache)
     diagnostics = [d for r in results for d in r.diagnostics]
     if write_baseline:
         n = baselines.write(Path(write_baseline), diagnostics)
@@ -91,6 +99,10 @@ def view(
     output_format: str = typer.Option("table", "--format", help="table or json."),
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
+    revision: Optional[str] = RevisionOpt,
+    targets_file: Optional[str] = TargetsFileOpt,
+    hf_cache: bool = HfCacheOpt,
+    jobs: int = JobsOpt,
 ) -> int:
     """Show what transformers means and what each runtime reads, side by side."""
     from cfglint.session import Session
@@ -99,7 +111,7 @@ def view(
     if output_format not in ("table", "json"):
         raise UsageError(f"unknown format {output_format!r} (choose from table, json)")
     session = Session(consumer, config=config, isolated=isolated)
-    results = [r for r in session.check_all(paths)]
+    results = _check_targets(session, paths, targets_file, revision, jobs, hf_cache)
     render = render_json if output_format == "json" else render_table
     sys.stdout.write(render(results))
     return session.exit_code([])
@@ -113,9 +125,14 @@ def fix(
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that may change what transformers reads."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="List each fix and the finding it repairs."),
     follow_symlinks: bool = typer.Option(False, "--follow-symlinks", help="Write through a config.json that is a symlink (e.g. into a Hugging Face cache)."),
+    pr: bool = typer.Option(False, "--pr", help="For Hub repositories: show the pull request that would carry the fixes; with --write, open it."),
     consumer: Optional[List[str]] = ConsumerOpt,
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
+    revision: Optional[str] = RevisionOpt,
+    targets_file: Optional[str] = TargetsFileOpt,
+    hf_cache: bool = HfCacheOpt,
+    jobs: int = JobsOpt,
 ) -> int:
     """Rewrite configs so older runtimes read the same model, without changing what transformers 5 reads."""
     from cfglint.edit import EditError, write_atomic
@@ -124,13 +141,17 @@ def fix(
 
     session = Session(consumer, config=config, isolated=isolated)
     pending = 0
-    for result in session.check_all(paths):
+    for result in _check_targets(session, paths, targets_file, revision, jobs, hf_cache):
         doc = result.ctx.doc
+        remote = result.ctx.remote
+        if remote is not None and not remote.readable:
+            session.error(f"{result.display}: not fixed: {remote.notes[0].message}")
+            continue
         if not doc.ok or result.ctx.intent is None:
             session.error(f"{result.display}: not fixed: {doc.syntax.message if doc.syntax else 'top level is not an object'}")
             continue
         try:
-            outcome = fix_document(doc, result.consumers, result.rules, result.display, unsafe=unsafe_fixes)
+            outcome = fix_document(doc, result.consumers, result.rules, result.display, unsafe=unsafe_fixes, weights=result.ctx.weights)
         except EditError as err:
             session.error(f"{result.display}: not fixed: {err}")
             continue
@@ -141,6 +162,9 @@ def fix(
                 sys.stdout.write(f"{d.path}:{d.line}:{d.column}: {d.code} {d.fix.message}\n")
         if diff or not write:
             sys.stdout.write(outcome.diff(result.display))
+        if remote is not None:
+            pending += _fix_remote(session, result, outcome, write=write, pr=pr, unsafe=unsafe_fixes)
+            continue
         if not write:
             pending += 1
             continue
@@ -150,7 +174,7 @@ def fix(
                 session.error(f"{result.display}: is a symlink to {target.resolve()}; not written (use --follow-symlinks to write the target)")
                 continue
             target = target.resolve()
-        data = ("\ufeff" if outcome.after.bom else "").encode() + outcome.after.text[1 if outcome.after.bom else 0:].encode("utf-8")
+        data = _encoded(outcome.after)
         try:
             write_atomic(target, data)
         except OSError as err:
@@ -161,6 +185,47 @@ def fix(
     if session.unreadable:
         return EXIT_ERROR
     return EXIT_FINDINGS if pending else EXIT_CLEAN
+
+
+def _encoded(doc) -> bytes:
+    return ("\ufeff" if doc.bom else "").encode() + doc.text[1 if doc.bom else 0:].encode("utf-8")
+
+
+def _check_targets(session, paths, targets_file, revision, jobs, hf_cache):
+    """The targets on the command line, then those in --targets-file, then (--hf-cache) the cached snapshots."""
+    from cfglint.targets import TargetError, read_list
+
+    targets = list(paths or [])
+    if targets_file:
+        try:
+            targets += read_list(targets_file)
+        except TargetError as err:
+            raise UsageError(str(err)) from None
+    if not targets and not hf_cache:
+        raise UsageError("nothing to check: give TARGET..., --targets-file FILE or --hf-cache")
+    return session.check_all(targets, revision=revision, jobs=jobs, hf_cache=hf_cache)
+
+
+def _fix_remote(session, result, outcome, *, write: bool, pr: bool, unsafe: bool) -> int:
+    """A Hub repository is never written in place: its fix is a pull request (a dry run without --write).
+    Returns 1 when a fix is left pending."""
+    from cfglint.hub.publish import open_pull_request, refusal
+
+    remote = result.ctx.remote
+    if not pr:
+        if write:
+            session.error(f"{result.display}: {refusal(remote)}")
+            return 0
+        return 1
+    try:
+        line = open_pull_request(remote, _encoded(outcome.after), outcome.applied, unsafe, dry_run=not write)
+    except Exception as err:  # noqa: BLE001 - huggingface_hub's errors (auth, network, a moved branch) end this repository only
+        from cfglint.hub.fetch import explain
+
+        session.error(f"{result.display}: pull request not opened: {explain(err, remote.ref, 'the pull request')}")
+        return 0
+    sys.stderr.write(f"{result.display}: {line}\n")
+    return 0 if write else 1
 
 
 @app.command()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic
 from cfglint.document import Document
@@ -12,12 +14,20 @@ from cfglint.weights import Weights
 from cfglint.weights import find as find_weights
 
 
-def context_of(doc: Document, consumers: list[Consumer]) -> Context:
+BESIDE = object()  # context_of's default: read the weights from the config's own directory
+
+
+def context_of(doc: Document, consumers: list[Consumer], weights: Weights | None | object = BESIDE) -> Context:
+    """`weights` replaces the files beside config.json when they are read elsewhere (a Hub repository's headers)."""
     if not doc.ok or not isinstance(doc.data, dict):
         return Context(doc, None, {})
     intent = intent_of(doc.data)
     views = {c.name: c.view(doc, intent) for c in consumers}
-    return Context(doc, intent, views, weights_beside(doc), generation=load_generation(doc))
+    if weights is BESIDE:
+        found = weights_beside(doc)
+    else:  # shared across contexts (fix rounds): each gets its own cache, since plans depend on the config
+        found = replace(weights, cache={}) if weights is not None else None
+    return Context(doc, intent, views, found, generation=load_generation(doc))
 
 
 def weights_beside(doc: Document) -> Weights | None:

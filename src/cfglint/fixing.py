@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from cfglint.diagnostics import Applicability, Diagnostic
 from cfglint.document import Document
 from cfglint.edit import apply
-from cfglint.engine import context_of, lint
+from cfglint.engine import BESIDE, context_of, lint
 
 MAX_ROUNDS = 10
 
@@ -41,11 +41,11 @@ def selected(diagnostic: Diagnostic, unsafe: bool) -> bool:
     return fix.applicability is Applicability.SAFE or unsafe
 
 
-def fix_document(doc: Document, consumers, rules, display: str, *, unsafe: bool = False) -> Outcome:
+def fix_document(doc: Document, consumers, rules, display: str, *, unsafe: bool = False, weights=BESIDE) -> Outcome:
     outcome = Outcome(before=doc, after=doc)
     current = doc
     for _ in range(MAX_ROUNDS):
-        diagnostics = lint(context_of(current, consumers), rules, display)
+        diagnostics = lint(context_of(current, consumers, weights), rules, display)
         touched: set[str] = set()
         progressed = False
         for diagnostic in diagnostics:

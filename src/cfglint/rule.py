@@ -19,6 +19,7 @@ from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
 from cfglint.generation import Generation
+from cfglint.hub.remote import Remote
 from cfglint.intent import Intent
 from cfglint.reading import same
 from cfglint.weights import Weights
@@ -33,6 +34,7 @@ class Context:
     views: dict[str, View] = field(default_factory=dict)
     weights: Weights | None = None  # the checkpoint beside config.json (headers only); None when there is none
     generation: Generation | None = None  # generate()'s settings, from generation_config.json or config.json
+    remote: Remote | None = None  # the Hub repository the files come from; None for a local directory
 
     @property
     def config(self) -> dict:

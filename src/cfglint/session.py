@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cfglint import consumers, document
+from cfglint import consumers, document, hub
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic, Severity
 from cfglint.engine import context_of, lint
@@ -52,9 +52,14 @@ class Session:
         sys.stderr.write(f"cfglint: error: {message}\n")
         self.unreadable += 1
 
-    def check_all(self, args: list[str]) -> list[Result]:
+    def check_all(self, args: list[str], *, revision: str | None = None, jobs: int = hub.DEFAULT_JOBS, hf_cache: bool = False) -> list[Result]:
+        """Every argument (a local path or a Hub repository id) in order, then the cached snapshots if asked."""
+        remote = hub.checkouts(args, revision, jobs)
         results = []
         for arg in args:
+            if arg in remote:
+                results.append(self.check_checkout(remote[arg]))
+                continue
             try:
                 path = resolve(arg)
                 doc = document.load(path)
@@ -70,7 +75,36 @@ class Session:
             ctx = context_of(doc, chosen)
             rules = policy.rules_for(path)
             results.append(Result(display, path, ctx, lint(ctx, rules, display), rules, chosen))
+        if hf_cache:
+            results += [self.check_checkout(c) for c in hub.cached_checkouts()]
         return results
+
+    def check_checkout(self, checkout: hub.Checkout) -> Result:
+        """A Hub repository's config, linted like a local file; its weights are the ones read from the Hub.
+
+        A repository has no folder here, so settings are found from the working directory and
+        suppressions see it as ./org/name/config.json.
+        """
+        remote = checkout.remote
+        anchor = Path.cwd() / remote.ref.repo_id / "config.json"
+        policy = self.policy_for(anchor)
+        chosen = [c for c in self.consumers if c.name in policy.consumer_names]
+        rules = policy.rules_for(anchor)
+        doc = None
+        if checkout.config is not None:
+            try:
+                doc = document.load(checkout.config)
+            except OSError as err:
+                remote.notes.append(hub.Note(f"config.json in the cache cannot be read: {err.strerror or err}"))
+        if doc is None:  # nothing to lint: only the rule about the repository itself speaks
+            remote.readable = False
+            ctx = Context(document.Document(path=anchor, text=""), None, {}, remote=remote)
+            rules = [r for r in rules if r.code == hub.RULE]
+        else:
+            ctx = context_of(doc, chosen, checkout.weights)
+            ctx.remote = remote
+        found = [replace(d, extra={**d.extra, **remote.to_json()}) for d in lint(ctx, rules, checkout.display)]
+        return Result(checkout.display, checkout.config or anchor, ctx, found, rules, chosen)
 
     def exit_code(self, diagnostics: list[Diagnostic]) -> int:
         if self.unreadable:

@@ -24,3 +24,13 @@ def resolve(arg: str) -> Path:
     except PermissionError:
         raise TargetError(f"{arg}: permission denied") from None
     return path
+
+
+def read_list(path: str) -> list[str]:
+    """`--targets-file`: one target per line (a path or a Hub repository id); blank lines and # comments skipped."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise TargetError(f"{path}: cannot read the targets file: {getattr(err, 'strerror', None) or err}") from None
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]

@@ -1,0 +1,44 @@
+"""Hugging Face Hub repositories as check targets: `cfglint check org/name`, and `--hf-cache`.
+
+Importing this package is light (the `check` path of local files imports it): huggingface_hub is
+imported only once a target is a repository, by `fetch` and `cache`.
+"""
+
+from __future__ import annotations
+
+from cfglint.errors import UsageError
+from cfglint.hub.refs import RepoRef, parse
+from cfglint.hub.remote import Checkout, Note, Remote
+
+RULE = "H001"  # the rule that reports what could not be read from a repository
+DEFAULT_JOBS = 8
+
+__all__ = ["DEFAULT_JOBS", "RULE", "Checkout", "Note", "Remote", "RepoRef", "cached_checkouts", "checkouts", "parse"]
+
+
+def checkouts(args: list[str], revision: str | None = None, jobs: int = DEFAULT_JOBS) -> dict[str, Checkout]:
+    """The arguments that name Hub repositories, each fetched (concurrently) into the local cache."""
+    refs = {arg: ref for arg in args if (ref := parse(arg, revision)) is not None}
+    if not refs:
+        return {}
+    from cfglint.hub.runner import run_all
+
+    fetch = _needs_hub("fetch").fetch
+    unique = list(dict.fromkeys(refs.values()))
+    fetched = dict(zip(unique, run_all(unique, fetch, jobs, label=lambda r: r.repo_id)))
+    return {arg: fetched[ref] for arg, ref in refs.items()}
+
+
+def cached_checkouts() -> list[Checkout]:
+    return _needs_hub("cache").cached_checkouts()
+
+
+def _needs_hub(module: str):
+    import importlib
+
+    try:
+        return importlib.import_module(f"cfglint.hub.{module}")
+    except ModuleNotFoundError as err:
+        if err.name and err.name.split(".")[0] == "huggingface_hub":
+            raise UsageError("checking Hub repositories needs huggingface_hub: pip install 'hf-cfglint[hub]'") from None
+        raise
