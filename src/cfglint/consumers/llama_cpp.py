@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
 
-from cfglint.consumers.base import ERROR, Consumer, View
+from cfglint.consumers.base import ERROR, Consumer, Failure, View
 from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent
@@ -86,6 +86,13 @@ class LlamaCpp(Consumer):
             view.outcome, view.failure = ERROR, failure
             return view
         data = doc.data
+        from cfglint.consumers.transformers5 import refusal
+
+        refused = refusal(data)
+        if refused and refused[0].startswith("StrictDataclassFieldValidationError"):
+            # A mistyped field fails the converter too: the raw-JSON fallback does not cover it.
+            view.outcome, view.failure = ERROR, Failure(refused[0], refused[1], "validation")
+            return view
         theta, theta_source, scaling, scaling_source = rope_of(data, intent)
         view.set("rope_theta", theta, theta_source)
         view.set("rope_scaling", scaling, scaling_source if scaling or scaling_source == FIXED else DEFAULT)

@@ -5,7 +5,9 @@ utils.py (`load_config`), HEAD d78bf58e (0.31.3-43; 0.32.2 on PyPI has the same 
 dropped, nothing is type-checked, seven keys are required, `rope_theta` defaults to 10000 (rope_parameters is
 never read for Llama), `tie_word_embeddings` defaults to True, the MLP is always SwiGLU (SiLU), RoPE scaling
 picks a legacy `type` over `rope_type`, llama3 factors default to 1.0 / 4.0 / 8192 and yarn's original
-context to 4096, and a truthy eos_token_id in generation_config.json replaces the config's.
+context to 4096, and a truthy eos_token_id in generation_config.json replaces the config's. `mlx_lm.load`
+then loads the tokenizer through transformers' AutoTokenizer, which reads the config with AutoConfig: a
+config that the installed transformers (5.x, mlx-lm's own dependency) refuses fails in mlx-lm too.
 """
 
 from __future__ import annotations
@@ -103,6 +105,12 @@ class MlxLm(Consumer):
         scaling, error = (None, None) if failure else scaling_as_built(data.get("rope_scaling"))
         if error:
             failure = Failure(error, "/rope_scaling", "variant" if "Unsupported" in error else "missing")
+        if failure is None:
+            from cfglint.consumers.transformers5 import refusal
+
+            refused = refusal(data)
+            if refused:
+                failure = Failure(f"{refused[0]} (AutoTokenizer reads the config with transformers 5)", refused[1], "validation")
         if failure:
             view.outcome, view.failure = ERROR, failure
             return view
