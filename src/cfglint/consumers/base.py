@@ -31,12 +31,40 @@ class View(Reading):
     failure: Failure | None = None
     ignored: list[str] = field(default_factory=list)  # top-level keys the consumer never looks at
 
+    def fail(self, failure: Failure) -> "View":
+        self.outcome, self.failure = failure.outcome, failure
+        return self
+
     @property
     def message(self) -> str | None:
         return self.failure.message if self.failure else None
 
     def to_json(self) -> dict:
         return {"outcome": self.outcome, "message": self.message, "values": self.values}
+
+
+def head_dim_mismatch(intent: Intent, hidden: int, heads: int, outcome: str) -> Failure | None:
+    """Runtimes that derive head_dim as hidden/heads build q_proj for that many rows; a checkpoint made for
+    an explicit, different head_dim then fails their shape check while the weights load."""
+    stored, derived = intent.values["head_dim"], hidden // heads
+    if not isinstance(stored, int) or stored == derived:
+        return None
+    return Failure(
+        f"shape mismatch for model.layers.0.self_attn.q_proj.weight, expected: [{derived * heads}, {hidden}], got: [{stored * heads}, {hidden}]",
+        "/head_dim",
+        "shape",
+        outcome,
+    )
+
+
+def llama3_scaling(factor: float, low: float, high: float, original: int) -> dict:
+    return {
+        "rope_type": "llama3",
+        "factor": factor,
+        "low_freq_factor": low,
+        "high_freq_factor": high,
+        "original_max_position_embeddings": original,
+    }
 
 
 class Consumer:

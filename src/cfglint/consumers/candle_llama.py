@@ -14,7 +14,7 @@ from typing import Annotated, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
-from cfglint.consumers.base import LOADS, PANIC, Consumer, Failure, View
+from cfglint.consumers.base import PANIC, Consumer, Failure, View, head_dim_mismatch, llama3_scaling
 from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize, deserialize, f32
 from cfglint.document import Document
 from cfglint.intent import Intent
@@ -62,14 +62,11 @@ class CandleLlama(Consumer):
         view = View(consumer=self.name)
         parsed = deserialize(LlamaConfig, doc)
         if isinstance(parsed, Failure):
-            view.outcome, view.failure = parsed.outcome, parsed
-            return view
+            return view.fail(parsed)
         assert isinstance(parsed, LlamaConfig)
         if parsed.num_attention_heads == 0:
             # into_config divides hidden_size by the head count: Rust panics on a zero divisor.
-            view.outcome = PANIC
-            view.failure = Failure("attempt to divide by zero", "/num_attention_heads", "type", PANIC)
-            return view
+            return view.fail(Failure("attempt to divide by zero", "/num_attention_heads", "type", PANIC))
         given = parsed.model_fields_set
         data = doc.data
 
@@ -79,13 +76,10 @@ class CandleLlama(Consumer):
         view.set("rope_theta", f32(parsed.rope_theta), source("rope_theta"))
         scaling = parsed.rope_scaling
         if scaling is not None and scaling.rope_type == "llama3":
-            view.set("rope_scaling", {
-                "rope_type": "llama3",
-                "factor": f32(scaling.factor),
-                "low_freq_factor": f32(scaling.low_freq_factor),
-                "high_freq_factor": f32(scaling.high_freq_factor),
-                "original_max_position_embeddings": scaling.original_max_position_embeddings,
-            }, "/rope_scaling")
+            view.set("rope_scaling", llama3_scaling(
+                f32(scaling.factor), f32(scaling.low_freq_factor), f32(scaling.high_freq_factor),
+                scaling.original_max_position_embeddings,
+            ), "/rope_scaling")
         else:
             view.set("rope_scaling", None, source("rope_scaling"))
         heads = parsed.num_attention_heads
@@ -102,18 +96,8 @@ class CandleLlama(Consumer):
         view.set("eos_token_id", parsed.eos_token_id, source("eos_token_id"))
         view.ignored = [k for k in data if k not in LlamaConfig.model_fields]
 
-        # The q projection is built as (hidden/heads)*heads rows; a checkpoint made for another head_dim
-        # fails candle's shape check, and Block::load(...).unwrap() turns that into a panic.
-        rows_expected = view.values["head_dim"] * heads if heads else 0
-        rows_stored = intent.values["head_dim"] * heads if isinstance(intent.values["head_dim"], int) else rows_expected
-        if rows_stored != rows_expected:
-            view.outcome = PANIC
-            view.failure = Failure(
-                f"shape mismatch for model.layers.0.self_attn.q_proj.weight, expected: [{rows_expected}, {parsed.hidden_size}], got: [{rows_stored}, {parsed.hidden_size}]",
-                "/head_dim",
-                "shape",
-                PANIC,
-            )
-        else:
-            view.outcome = LOADS
+        # Block::load(...).unwrap() turns the shape error into a panic.
+        mismatch = head_dim_mismatch(intent, parsed.hidden_size, heads, PANIC)
+        if mismatch:
+            view.fail(mismatch)
         return view

@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
 
-from cfglint.consumers.base import ERROR, Consumer, Failure, View
+from cfglint.consumers.base import Consumer, Failure, View, llama3_scaling
 from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent
@@ -61,13 +61,12 @@ def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str]:
         kind = params.get("rope_type", params.get("type", "default"))
         scaling = None if kind == "default" else {"rope_type": kind, **{k: v for k, v in params.items() if k not in ("rope_theta", "rope_type", "type")}}
         if kind == "llama3":
-            scaling = {
-                "rope_type": "llama3",
-                "factor": params.get("factor", 8.0),
-                "low_freq_factor": params.get("low_freq_factor", 1.0),
-                "high_freq_factor": params.get("high_freq_factor", 4.0),
-                "original_max_position_embeddings": params.get("original_max_position_embeddings", data.get("original_max_position_embeddings", 8192)),
-            }
+            scaling = llama3_scaling(
+                params.get("factor", 8.0),
+                params.get("low_freq_factor", 1.0),
+                params.get("high_freq_factor", 4.0),
+                params.get("original_max_position_embeddings", data.get("original_max_position_embeddings", 8192)),
+            )
     if scaling is not None and scaling["rope_type"] == "dynamic":
         return theta, theta_source, None, FIXED  # "handled in model class": not for Llama
     return theta, theta_source, scaling, scaling_source
@@ -83,16 +82,14 @@ class LlamaCpp(Consumer):
         view = View(consumer=self.name)
         failure = unreadable(doc)
         if failure:
-            view.outcome, view.failure = ERROR, failure
-            return view
+            return view.fail(failure)
         data = doc.data
         from cfglint.consumers.transformers5 import refusal
 
         refused = refusal(data)
         if refused and refused[0].startswith("StrictDataclassFieldValidationError"):
             # A mistyped field fails the converter too: the raw-JSON fallback does not cover it.
-            view.outcome, view.failure = ERROR, Failure(refused[0], refused[1], "validation")
-            return view
+            return view.fail(Failure(refused[0], refused[1], "validation"))
         theta, theta_source, scaling, scaling_source = rope_of(data, intent)
         view.set("rope_theta", theta, theta_source)
         view.set("rope_scaling", scaling, scaling_source if scaling or scaling_source == FIXED else DEFAULT)

@@ -17,7 +17,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict
 
-from cfglint.consumers.base import ERROR, LOADS, PANIC, Consumer, Failure, View
+from cfglint.consumers.base import ERROR, PANIC, Consumer, Failure, View, head_dim_mismatch, llama3_scaling
 from cfglint.consumers.serde import F32, F64, Bool, Rust, USize, deserialize, f32
 from cfglint.document import Document
 from cfglint.intent import Intent
@@ -71,21 +71,16 @@ class MistralRs(Consumer):
         view = View(consumer=self.name)
         parsed = deserialize(LlamaConfig, doc)
         if isinstance(parsed, Failure):
-            view.outcome, view.failure = parsed.outcome, parsed
-            return view
+            return view.fail(parsed)
         assert isinstance(parsed, LlamaConfig)
         heads = parsed.num_attention_heads
         if heads == 0:
-            view.outcome = PANIC
-            view.failure = Failure("attempt to divide by zero", "/num_attention_heads", "type", PANIC)
-            return view
+            return view.fail(Failure("attempt to divide by zero", "/num_attention_heads", "type", PANIC))
         scaling = parsed.rope_scaling
         if scaling is not None and scaling.rope_type == "llama3":
             for key in ("low_freq_factor", "high_freq_factor", "original_max_position_embeddings"):
                 if getattr(scaling, key) is None:
-                    view.outcome = ERROR
-                    view.failure = Failure(f"{key} is required", f"/rope_scaling/{key}", "missing")
-                    return view
+                    return view.fail(Failure(f"{key} is required", f"/rope_scaling/{key}", "missing"))
         tie_given = "tie_word_embeddings" in doc.data
 
         view.set("rope_theta", f32(parsed.rope_theta), "/rope_theta")
@@ -94,13 +89,10 @@ class MistralRs(Consumer):
         elif scaling.rope_type == "linear":
             view.set("rope_scaling", {"rope_type": "linear", "factor": f32(scaling.factor)}, "/rope_scaling")
         else:
-            view.set("rope_scaling", {
-                "rope_type": "llama3",
-                "factor": f32(scaling.factor),
-                "low_freq_factor": f32(scaling.low_freq_factor),
-                "high_freq_factor": f32(scaling.high_freq_factor),
-                "original_max_position_embeddings": scaling.original_max_position_embeddings,
-            }, "/rope_scaling")
+            view.set("rope_scaling", llama3_scaling(
+                f32(scaling.factor), f32(scaling.low_freq_factor), f32(scaling.high_freq_factor),
+                scaling.original_max_position_embeddings,
+            ), "/rope_scaling")
         view.set("head_dim", parsed.hidden_size // heads, DERIVED)
         view.set("num_key_value_heads", parsed.num_key_value_heads, "/num_key_value_heads")
         view.set("tie_word_embeddings", parsed.tie_word_embeddings, "/tie_word_embeddings" if tie_given else DEFAULT)
@@ -111,13 +103,7 @@ class MistralRs(Consumer):
         view.set("rms_norm_eps", parsed.rms_norm_eps, "/rms_norm_eps")
         view.ignored = [k for k in doc.data if k not in LlamaConfig.model_fields]
 
-        stored = intent.values["head_dim"]
-        if isinstance(stored, int) and stored * heads != view.values["head_dim"] * heads:
-            view.outcome = ERROR
-            view.failure = Failure(
-                f"shape mismatch for model.layers.0.self_attn.q_proj.weight, expected: [{view.values['head_dim'] * heads}, {parsed.hidden_size}], got: [{stored * heads}, {parsed.hidden_size}]",
-                "/head_dim", "shape",
-            )
-        else:
-            view.outcome = LOADS
+        mismatch = head_dim_mismatch(intent, parsed.hidden_size, heads, ERROR)
+        if mismatch:
+            view.fail(mismatch)
         return view

@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
 
-from cfglint.consumers.base import ERROR, Consumer, Failure, View
+from cfglint.consumers.base import Consumer, Failure, View, llama3_scaling
 from cfglint.consumers.python_reader import floordiv, take, unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent
@@ -63,13 +63,12 @@ def scaling_as_built(scaling: Any) -> tuple[dict | None, str | None]:
     if kind == "linear":
         return {"rope_type": "linear", "factor": scaling["factor"]}, None
     if kind == "llama3":
-        return {
-            "rope_type": "llama3",
-            "factor": scaling["factor"],
-            "low_freq_factor": scaling.get("low_freq_factor", 1.0),
-            "high_freq_factor": scaling.get("high_freq_factor", 4.0),
-            "original_max_position_embeddings": scaling.get("original_max_position_embeddings", 8192),
-        }, None
+        return llama3_scaling(
+            scaling["factor"],
+            scaling.get("low_freq_factor", 1.0),
+            scaling.get("high_freq_factor", 4.0),
+            scaling.get("original_max_position_embeddings", 8192),
+        ), None
     if kind == "yarn":
         out = {"rope_type": "yarn", "factor": scaling["factor"], "original_max_position_embeddings": 4096}
         out.update({k: scaling[k] for k in ("original_max_position_embeddings", "beta_fast", "beta_slow", "mscale", "mscale_all_dim") if k in scaling})
@@ -112,8 +111,7 @@ class MlxLm(Consumer):
             if refused:
                 failure = Failure(f"{refused[0]} (AutoTokenizer reads the config with transformers 5)", refused[1], "validation")
         if failure:
-            view.outcome, view.failure = ERROR, failure
-            return view
+            return view.fail(failure)
         take(view, data, "rope_theta", 10000.0)
         view.set("rope_scaling", scaling, "/rope_scaling" if scaling else DEFAULT)
         hidden, heads = data["hidden_size"], data["num_attention_heads"]

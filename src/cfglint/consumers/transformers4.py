@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
 
-from cfglint.consumers.base import ERROR, Consumer, Failure, View
+from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import floordiv, take, unreadable
 from cfglint.document import Document
 from cfglint.intent import LLAMA_DEFAULTS, Intent
@@ -80,15 +80,13 @@ class Transformers4(Consumer):
         view = View(consumer=self.name)
         failure = unreadable(doc)
         if failure:
-            view.outcome, view.failure = ERROR, failure
-            return view
+            return view.fail(failure)
         data = doc.data
         take(view, data, "rope_theta", 10000.0)
         max_pos = data.get("max_position_embeddings", LLAMA_DEFAULTS["max_position_embeddings"])
         scaling, error = scaling_as_read(data.get("rope_scaling"), max_pos)
         if error:
-            view.outcome, view.failure = ERROR, Failure(error, "/rope_scaling", "missing")
-            return view
+            return view.fail(Failure(error, "/rope_scaling", "missing"))
         view.set("rope_scaling", scaling, "/rope_scaling" if scaling else "default")
         hidden = data.get("hidden_size", LLAMA_DEFAULTS["hidden_size"])
         heads = data.get("num_attention_heads", LLAMA_DEFAULTS["num_attention_heads"])

@@ -12,7 +12,7 @@ from typing import Optional, Union
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt
 
-from cfglint.consumers.base import ERROR, Consumer, Failure, View
+from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent, resolve_rope
@@ -87,8 +87,7 @@ class Transformers5(Consumer):
         if refused:
             failure = Failure(refused[0], refused[1], "validation")
         if failure:
-            view.outcome, view.failure = ERROR, failure
-            return view
+            return view.fail(failure)
         view.values = dict(intent.values)
         view.sources = dict(intent.sources)
         return view
