@@ -6,14 +6,14 @@ that does not hold it, a tensor a shard holds that the index does not list, the 
 shards, and `model*.safetensors` files the index does not name (or shards with no index at all).
 
 ## Why it matters
-Loaders resolve shards differently. transformers and candle read only the shards the index names;
-mlx-lm globs every `model*.safetensors`, so a stale shard left over from an earlier save is loaded too
-and can replace tensors or trip its strict load; llama.cpp's converter refuses a directory whose index
-and files disagree.
+Loaders resolve shards differently. transformers, candle and llama.cpp's converter read only the
+shards the index names; mlx-lm globs every `model*.safetensors`, so a stale shard left over from an
+earlier save is loaded too and can replace tensors (whichever file is read last wins) or trip its strict
+load. llama.cpp's converter refuses an index whose tensor names differ from its shards'.
 
 ## Example
 `model-00003-of-00003.safetensors is not named by model.safetensors.index.json: transformers and candle
-never read it, mlx-lm loads it too (it globs model*.safetensors)`.
+never read it, mlx-lm loads it too`.
 
 ## Fix safety
 No fix: delete the stale file or rewrite the index.
@@ -29,14 +29,18 @@ SEVERITY = "error"
 
 
 def check(ctx):
-    if ctx.weights is None:
+    weights = ctx.weights
+    if weights is None:
         return
-    globbing = [name for name, _ in ctx.loaded() if getattr(loader_for(name), "globs_shards", False)]
-    for problem in ctx.weights.problems:
+    loaders = [(name, loader_for(name)) for name, _ in ctx.loaded() if loader_for(name) is not None]
+    strict = tuple(Effect(name, "error", None, "Mismatch between weight map and model parts") for name, loader in loaders if loader.index_must_match)
+    globbing = [name for name, loader in loaders if (loader.globs_beside_index if weights.indexed else loader.globs_without_index)]
+    for problem in weights.problems:
         if problem.kind == "index":
-            yield Finding(problem.message)
+            tail = f"; {phrase(strict)}" if strict else ""
+            yield Finding(problem.message + tail, "", strict)
         elif problem.kind == "stray":
             # Runtimes that glob model*.safetensors load the file the index leaves out.
-            effects = tuple(Effect(name, "uses", None, "it globs model*.safetensors") for name in globbing)
+            effects = tuple(Effect(name, "uses", None, "it globs model*.safetensors; of a tensor held twice, the file read last wins") for name in globbing)
             tail = f"; {phrase(effects, 'it')}" if effects else ""
             yield Finding(problem.message + tail, "", effects)

@@ -114,14 +114,30 @@ def test_duplicated_tensor_across_shards_is_W002(tmp_path, capsys):
     ]
 
 
-def test_stray_shard_names_the_runtimes_that_glob(tmp_path):
+def test_stray_shard_without_an_index_names_the_runtimes_that_glob(tmp_path):
     model = tmp_path / "m"
     write_model(model, TINY)
     write_checkpoint(model, {"model.norm.weight": (16,)}, "model-00002-of-00002.safetensors")
-    ctx = context(model, {"mlx-lm": {}, "candle-llama": {}})
+    ctx = context(model, {"mlx-lm": {}, "candle-llama": {}, "llama-cpp": {}})
+    [finding] = [f for f in run_rules(ctx) if f.code == "W002"]
+    assert finding.consumers == ["mlx-lm", "llama-cpp"]
+    assert finding.message.startswith("model-00002-of-00002.safetensors sits beside model.safetensors with no index")
+
+
+def test_stray_shard_beside_an_index_is_read_by_mlx_only(in_repo):
+    ctx = context(ROOT / "samples" / "weights-sharded-stray", {"mlx-lm": {}, "candle-llama": {}, "llama-cpp": {}})
     [finding] = [f for f in run_rules(ctx) if f.code == "W002"]
     assert finding.consumers == ["mlx-lm"]
-    assert finding.message.startswith("model-00002-of-00002.safetensors sits beside model.safetensors with no index")
+
+
+def test_index_disagreeing_with_its_shards_stops_the_llama_cpp_converter(tmp_path):
+    model = write_model(tmp_path / "m", TINY)
+    (model / "model.safetensors").rename(model / "model-00001-of-00001.safetensors")
+    weight_map = {t: "model-00001-of-00001.safetensors" for t in llama_shapes(TINY) if t != "model.norm.weight"}
+    write_index(model, weight_map)
+    ctx = context(model, {"mlx-lm": {}, "llama-cpp": {}})
+    [finding] = [f for f in run_rules(ctx) if f.code == "W002"]
+    assert [(e.consumer, e.outcome, e.detail) for e in finding.effects] == [("llama-cpp", "error", "Mismatch between weight map and model parts")]
 
 
 # --- W003 layer count ----------------------------------------------------------------------------------------

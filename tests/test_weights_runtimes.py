@@ -7,9 +7,13 @@ the head is tied, the dtype it loads in) must be what cfglint's reference plan p
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+
 import pytest
 
-from cfglint import document
+from cfglint import consumers, document
 from cfglint.engine import context_of
 from cfglint.weights import loading
 from cfglint.weights.layout import HEAD
@@ -58,7 +62,7 @@ def test_transformers5_loads_each_sample_as_predicted(sample):
     assert (plan.outcome == "warns") == bool(got["missing"] or got["unexpected"] or (plan.tie and not got["tied"]))
 
 
-# --- mlx-lm: its strict load, run for real in its own venv ---------------------------------------------------
+# --- mlx-lm and mistral.rs, run for real in their own venvs, against their consumer profiles ------------
 
 MLX_PROBE = """
 import json, sys
@@ -75,20 +79,28 @@ print(json.dumps(out))
 """
 
 
-def mlx_plan(directory):
-    """The mlx-lm load predicted for a directory, from mlx-lm's reading: the intent, tie defaulting to true."""
-    from cfglint.consumers.base import View
+def consumer_plan(directory, consumer):
+    """The load cfglint predicts for one consumer, from its real profile; None when its config reading fails."""
+    ctx = context_of(document.load(directory / "config.json"), [consumers.get(consumer)])
+    return loading.plan(ctx).get(consumer)
 
-    ctx = context_of(document.load(directory / "config.json"), [])
-    values = dict(ctx.intent.values, tie_word_embeddings=ctx.config.get("tie_word_embeddings", True))
-    ctx.views = {"mlx-lm": View(values=values, sources=dict(ctx.intent.sources), consumer="mlx-lm")}
-    return loading.plan(ctx)["mlx-lm"]
+
+def named_tensor(plan):
+    """The tensor cfglint names as the first problem, which the runtime's message must name too."""
+    refused = [n for n in plan.unused if not plan.loader.drops(n, plan.tie)]
+    return (plan.missing + [m.name for m in plan.mismatched] + refused)[0]
+
+
+def compare(plan, got):
+    predicted = "error" if plan.outcome in ("error", "panic") else "loads"
+    if got["outcome"] != predicted:
+        return (plan.outcome, plan.message, got)
+    if predicted == "error" and not plan.message.startswith("model.safetensors") and named_tensor(plan) not in got["message"]:
+        return (plan.message, got["message"])
+    return None
 
 
 def test_mlx_lm_loads_each_sample_as_predicted():
-    import json
-    import subprocess
-
     from tests.conformance.venvs import runtime_python
 
     python = runtime_python("mlx-lm", ["mlx[cpu]", "mlx-lm"])
@@ -96,15 +108,28 @@ def test_mlx_lm_loads_each_sample_as_predicted():
     proc = subprocess.run([str(python), "-c", MLX_PROBE, *dirs], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
-    mismatches = {}
+    mismatches = {s: compare(consumer_plan(SAMPLES / s, "mlx-lm"), got[s]) for s in WEIGHT_SAMPLES}
+    assert {s: m for s, m in mismatches.items() if m is not None} == {}
+
+
+def test_mistralrs_loads_each_sample_as_predicted(tmp_path):
+    from tests.conformance.tiny_checkpoint import _tokenizer_config, tokenizer_json
+    from tests.conformance.venvs import run_probe, runtime_python
+
+    python = runtime_python("mistralrs", ["mistralrs==0.9.5"])
+    mismatches, checked = {}, 0
     for sample in WEIGHT_SAMPLES:
-        plan = mlx_plan(SAMPLES / sample)
-        predicted = "error" if plan.outcome in ("error", "panic") else "loads"
-        if got[sample]["outcome"] != predicted:
-            mismatches[sample] = (plan.outcome, plan.message, got[sample])
-        elif predicted == "error" and not plan.message.startswith("model.safetensors"):
-            # the tensor cfglint names is the one mlx-lm complains about
-            named = (plan.missing + [n for n in plan.unused if not plan.loader.drops(n, plan.tie)] + [m.name for m in plan.mismatched])[0]
-            if named not in got[sample]["message"]:
-                mismatches[sample] = (plan.message, got[sample]["message"])
-    assert mismatches == {}
+        plan = consumer_plan(SAMPLES / sample, "mistralrs")
+        if plan is None:
+            continue  # mistral.rs refuses the config itself (L001 covers it)
+        model = tmp_path / sample
+        shutil.copytree(SAMPLES / sample, model)  # mistral.rs also needs a tokenizer to load
+        vocab = json.loads((model / "config.json").read_text())["vocab_size"]
+        (model / "tokenizer.json").write_text(json.dumps(tokenizer_json(vocab)))
+        (model / "tokenizer_config.json").write_text(json.dumps(_tokenizer_config()))
+        got = run_probe(python, "mistralrs_probe.py", str(model), env={"HF_HUB_OFFLINE": "1"})
+        got["message"] = got.get("message") or ""
+        checked += 1
+        if (m := compare(plan, got)) is not None:
+            mismatches[sample] = m
+    assert checked >= 12 and mismatches == {}

@@ -50,6 +50,7 @@ class Weights:
     problems: list[Problem] = field(default_factory=list)
     pickles: list[str] = field(default_factory=list)  # pickle weight files, when there is no safetensors checkpoint
     complete: bool = True  # False when some file's tensor list could not be read
+    indexed: bool = False  # the shards come from model.safetensors.index.json
     cache: dict = field(default_factory=dict, repr=False)  # per-context computations (loading plans)
 
     @property
@@ -79,6 +80,7 @@ def find(directory: Path) -> Weights | None:
     weights = Weights(directory)
     model_files = sorted(n for n in names if n.startswith("model") and n.endswith(".safetensors"))
     if INDEX in names:
+        weights.indexed = True
         _read_sharded(weights, names, model_files)
     elif SINGLE in names:
         _read_files(weights, [SINGLE])

@@ -34,7 +34,9 @@ class Loader:
     unties: bool = False  # uses a stored lm_head.weight despite tie_word_embeddings when it differs from the embeddings
     drops_inv_freq: str = ""  # the name suffix of leftover RoPE buffers it discards ("" when none)
     reads_pickle: bool = False
-    globs_shards: bool = False  # loads every model*.safetensors, indexed or not
+    globs_beside_index: bool = False  # loads every model*.safetensors even when an index names the shards
+    globs_without_index: bool = False  # with no index, loads every model*.safetensors
+    index_must_match: bool = False  # refuses an index whose tensor names differ from its shards'
     uses_dtype: bool = False  # loads the weights in the config's dtype / torch_dtype
     dtype: str = ""  # what it does with that key instead, or how
     source: str = ""
@@ -80,17 +82,18 @@ LOADERS = {
             missing_words="Missing parameters: {name}",
             unused_words="Received {count} parameters not in model: {names}",
             shape_words="Expected shape {expected} but received shape {got} for parameter {name}",
-            drops_tied_head=True, drops_inv_freq="self_attn.rotary_emb.inv_freq", globs_shards=True,
+            drops_tied_head=True, drops_inv_freq="self_attn.rotary_emb.inv_freq",
+            globs_beside_index=True, globs_without_index=True,
             dtype="keeps the stored dtype at load; mlx_lm.convert casts to torch_dtype",
             source="mlx-lm models/llama.py Model.sanitize, utils.load_model (load_weights strict=True); observed with 0.32.2",
         ),
         Loader(
             "mistralrs", missing_layer=ERROR, missing=ERROR, unused=IGNORES, shape_layer=ERROR, shape=ERROR,
-            missing_words="cannot find tensor {name}",
+            missing_words="Missing required tensor(s): {name}",
             unused_words="never requested",
             shape_words="shape mismatch for {name}, expected: {expected}, got: {got}",
             dtype="the dtype is chosen at load",
-            source="mistral.rs mistralrs-core/src/models/llama.rs (candle VarBuilder)",
+            source="mistral.rs mistralrs-core/src/models/llama.rs (candle VarBuilder); observed with mistralrs 0.9.5",
         ),
         Loader(
             "llama-cpp", missing_layer=ERROR, missing=ERROR, unused=ERROR, shape_layer=ERROR, shape=ERROR,
@@ -98,8 +101,11 @@ LOADERS = {
             unused_words="Can not map tensor {names}",
             shape_words="tensor {name} has wrong shape; expected {expected}, got {got}",
             biases_stored=True, head_stored=True, drops_inv_freq="rotary_emb.inv_freq", reads_pickle=True,
-            globs_shards=True, dtype="the output type is guessed from the first tensor",
-            source="llama.cpp conversion/base.py, conversion/llama.py; src/models/llama.cpp",
+            globs_without_index=True, index_must_match=True,
+            dtype="the output type is guessed from the first tensor",
+            # The converter's behaviour was observed (0.3.36) on samples/weights-*; shape and missing-tensor
+            # errors come from the runtime's loader, which could not be run here.
+            source="llama.cpp conversion/base.py ModelBase.index_tensors, conversion/llama.py; src/models/llama.cpp",
         ),
     )
 }
