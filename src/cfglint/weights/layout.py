@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Any
 
 LAYER = re.compile(r"^model\.layers\.(\d+)\.(.+)$")
@@ -32,7 +33,7 @@ class Expected:
     axes: tuple[Axis, ...]
     kind: str  # "embedding" | "head" | "norm" | "layer" | "bias"
 
-    @property
+    @cached_property
     def shape(self) -> tuple[int, ...]:
         return tuple(a.size for a in self.axes)
 
@@ -92,6 +93,7 @@ def is_inv_freq(name: str) -> bool:
     return name.endswith(INV_FREQ_SUFFIX)
 
 
+@lru_cache(maxsize=64)  # consumers that read the same numbers share one layout; callers must not mutate it
 def expected(s: Shape, *, tie: bool, attention_bias: bool, mlp_bias: bool) -> dict[str, Expected]:
     hidden = Axis(s.hidden, "hidden_size", f"hidden_size {s.hidden}")
     vocab = Axis(s.vocab, "vocab_size", f"vocab_size {s.vocab}")

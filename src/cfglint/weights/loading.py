@@ -85,7 +85,7 @@ def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict
     if loader.biases_stored:
         want = {n: e for n, e in want.items() if not is_bias(n) or n in stored}
     if loader.head_stored and HEAD not in stored:
-        want.pop(HEAD, None)  # llama.cpp falls back to the token embeddings
+        want = {n: e for n, e in want.items() if n != HEAD}  # llama.cpp falls back to the token embeddings
     plan = Loading(name, loader, tie, want)
     plan.missing = [n for n in want if n not in stored]
     plan.unused = [n for n in stored if n not in want]
