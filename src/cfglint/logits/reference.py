@@ -15,7 +15,7 @@ import torch
 
 from .forward import LlamaReading
 from .spec import LlamaDims
-from .weights import stored_tensor_names
+from .weights import map_checkpoint, stored_tensor_names
 
 
 def _values_from_config(config: Any) -> dict[str, Any]:
@@ -53,14 +53,23 @@ class TransformersReference:
         self.dims = LlamaDims.from_config(config.to_dict())
         self.stored_names = stored_tensor_names(self.model_dir)
         self._state = self.model.state_dict()
+        self._unheld: dict[str, torch.Tensor] | None = None
 
     def checkpoint_tensors(self) -> dict[str, torch.Tensor]:
-        """The model's own parameter tensors, restricted to names the checkpoint stores.
+        """Every stored tensor: the model's own parameters, then the ones transformers left unused.
 
         transformers adds lm_head.weight as an alias of the embedding when it ties them; leaving such
-        aliases out lets a reading that expects an untied head fail the way a runtime would.
+        aliases out lets a reading that expects an untied head fail the way a runtime would. Tensors the
+        reference does not build (biases its config turns off) are mapped from the files on first use,
+        since some runtimes load them all the same.
         """
-        return {name: tensor for name, tensor in self._state.items() if name in self.stored_names}
+        held = {name: tensor for name, tensor in self._state.items() if name in self.stored_names}
+        if self._unheld is None:
+            unheld = self.stored_names - held.keys()
+            mapped = map_checkpoint(self.model_dir, unheld) if unheld else {}
+            # Only these few leftovers are cast (a copy) when the checkpoint is not stored in float32.
+            self._unheld = {name: tensor.to(torch.float32) for name, tensor in mapped.items()}
+        return {**held, **self._unheld}
 
     def reading(self, values: dict[str, Any]) -> LlamaReading:
         """A from-scratch forward with the given values over the reference's tensors (no copy)."""

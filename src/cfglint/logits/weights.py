@@ -8,6 +8,7 @@ returned tensors to several readings costs nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 
 import torch
@@ -38,11 +39,12 @@ def stored_tensor_names(model_dir: Path | str) -> frozenset[str]:
     return frozenset(names)
 
 
-def map_checkpoint(model_dir: Path | str) -> dict[str, torch.Tensor]:
-    """Every stored tensor, memory-mapped from the files (no copy is made for tensors stored as-is)."""
+def map_checkpoint(model_dir: Path | str, names: Collection[str] | None = None) -> dict[str, torch.Tensor]:
+    """Every stored tensor (or those in names), memory-mapped from the files (no copy for tensors stored as-is)."""
     tensors: dict[str, torch.Tensor] = {}
     for path in checkpoint_files(model_dir):
         with safe_open(path, framework="pt") as handle:
             for name in handle.keys():  # noqa: SIM118 (safe_open handles are not iterable)
-                tensors[name] = handle.get_tensor(name)
+                if names is None or name in names:
+                    tensors[name] = handle.get_tensor(name)
     return tensors
