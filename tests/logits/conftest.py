@@ -73,3 +73,80 @@ def prompt_ids():
 
     generator = torch.Generator().manual_seed(1234)
     return torch.randint(3, TINY_BASE["vocab_size"], (32,), generator=generator).tolist()
+
+
+TOKENIZER_WORDS = ("[UNK]", "<s>", "</s>", "The", "capital", "of", "France", "is")
+
+
+def write_tiny_tokenizer(directory: Path) -> Path:
+    """A word-level tokenizer for the tiny vocabulary: the default prompt's words, then w0, w1, ..."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    words = list(TOKENIZER_WORDS) + [f"w{i}" for i in range(TINY_BASE["vocab_size"] - len(TOKENIZER_WORDS))]
+    tokenizer = Tokenizer(models.WordLevel({word: i for i, word in enumerate(words)}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", bos_token="<s>", eos_token="</s>")
+    fast.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture
+def tiny_model_dir(tiny_llama, tmp_path):
+    """tiny_model_dir(name, edit, **overrides): a directory sharing tiny_llama(name, **overrides)'s weights,
+    with a tokenizer and its config.json changed by edit(config) (a function editing the dict in place)."""
+    import json
+
+    counter = iter(range(1000))
+
+    def make(name: str, edit=None, **overrides) -> Path:
+        source = tiny_llama(name, **overrides)
+        directory = tmp_path / f"{name}-{next(counter)}"
+        directory.mkdir()
+        (directory / "model.safetensors").symlink_to(source / "model.safetensors")
+        config = json.loads((source / "config.json").read_text())
+        if edit is not None:
+            edit(config)
+        (directory / "config.json").write_text(json.dumps(config, indent=2))
+        write_tiny_tokenizer(directory)
+        return directory
+
+    return make
+
+
+def smollm2_build_script():
+    from .build_script import load_build_script
+
+    return load_build_script()
+
+
+@pytest.fixture(scope="session")
+def smollm2_dir() -> Path:
+    """The real SmolLM2-135M-Instruct in the transformers-5 layout, built once into the cache (read only here)."""
+    return smollm2_build_script().build()
+
+
+@pytest.fixture(scope="session")
+def smollm2_reference(smollm2_dir):
+    """transformers 5 on the SmolLM2 directory, loaded once for every test that needs it."""
+    from cfglint.logits import TransformersReference
+
+    return TransformersReference(smollm2_dir)
+
+
+@pytest.fixture(scope="session")
+def fixed_smollm2_dir(smollm2_dir, tmp_path_factory) -> Path:
+    """A copy of the SmolLM2 directory repaired by `cfglint fix --write`; the weights are a symlink to the
+    cache's file, so the cache is never written and its 538 MB are not copied."""
+    import shutil
+
+    from cfglint.cli import main
+
+    directory = tmp_path_factory.mktemp("smollm2-fixed")
+    for item in smollm2_dir.iterdir():
+        if item.suffix == ".safetensors":
+            (directory / item.name).symlink_to(item)
+        else:
+            shutil.copy2(item, directory / item.name)
+    assert main(["fix", "--write", str(directory)]) == 0
+    return directory

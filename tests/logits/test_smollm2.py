@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import time
@@ -27,18 +26,8 @@ LONG_PROMPT = (
 
 
 @pytest.fixture(scope="module")
-def smollm2_dir() -> Path:
-    script = load_build_script()
-    if not script.model_dir_for(script.default_cache_dir(), "float32").is_dir():
-        for module in ("gguf", "accelerate"):
-            if importlib.util.find_spec(module) is None:
-                pytest.skip(f"building SmolLM2 from its GGUF needs the {module} package")
-    return script.build()
-
-
-@pytest.fixture(scope="module")
-def reference(smollm2_dir) -> TransformersReference:
-    return TransformersReference(smollm2_dir)
+def reference(smollm2_reference) -> TransformersReference:
+    return smollm2_reference
 
 
 @pytest.fixture(scope="module")
