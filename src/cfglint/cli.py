@@ -68,6 +68,10 @@ def check(
     targets_file: Optional[str] = TargetsFileOpt,
     hf_cache: bool = HfCacheOpt,
     jobs: int = JobsOpt,
+    logits: bool = typer.Option(False, "--logits", help="Also run the weights as transformers means them and as each runtime reads them, and compare logits and greedy tokens (needs the logits extra)."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", metavar="TEXT", help='With --logits: the prompt (default "The capital of France is").'),
+    tokens: Optional[int] = typer.Option(None, "--tokens", metavar="N", help="With --logits: greedy tokens to compare (default 20)."),
+    tolerance: Optional[float] = typer.Option(None, "--tolerance", metavar="T", help="With --logits: the largest max |logit diff| that still agrees (default 1e-4)."),
 ) -> int:
     """Report every place where a runtime will read a different model than transformers means."""
     from pathlib import Path
@@ -77,9 +81,16 @@ def check(
     from cfglint.session import Session
 
     fmt = choose_format(output_format)
+    measuring = None
+    if logits or (prompt, tokens, tolerance) != (None, None, None):
+        from cfglint.logits.command import LogitsRun
+
+        measuring = LogitsRun.from_options(logits, prompt, tokens, tolerance)
     accepted = baselines.load(Path(baseline)) if baseline else None
     session = Session(consumer, config=config, isolated=isolated)
     results = _check_targets(session, paths, targets_file, revision, jobs, hf_cache)
+    if measuring is not None:
+        measuring.measure(results, session)
     diagnostics = [d for r in results for d in r.diagnostics]
     if write_baseline:
         n = baselines.write(Path(write_baseline), diagnostics)
@@ -87,8 +98,13 @@ def check(
         return EXIT_ERROR if session.unreadable else EXIT_CLEAN
     if accepted is not None:
         diagnostics = accepted.new(diagnostics)
+    if measuring is not None:
+        diagnostics = measuring.annotate(diagnostics)
     write_report(fmt, results, diagnostics, output=output_file, statistics=statistics)
     code = session.exit_code(diagnostics)
+    if measuring is not None:
+        measuring.write_summary(fmt, output_file, statistics)
+        code = measuring.exit_code(code)
     return EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code
 
 
