@@ -86,7 +86,7 @@ def _hub_weights(remote: Remote, snapshot: Path) -> Weights | None:
     def read_header(name: str) -> Header:
         try:
             metadata = api.parse_safetensors_file_metadata(ref.repo_id, name, revision=commit, timeout=constants.HF_HUB_DOWNLOAD_TIMEOUT)
-        except (SafetensorsParsingError, TypeError, ValueError) as err:
+        except (SafetensorsParsingError, TypeError, ValueError) as err:  # malformed entries raise the latter two
             return Header(problems=[f"header as served by the Hub is not a safetensors header: {_first_line(err)}"], readable=False)
         return header_of(metadata)
 
@@ -141,7 +141,8 @@ def explain(err: Exception, ref: RepoRef, what: str) -> str:
 def _transport(err: BaseException | None, reason: str) -> str:
     name = type(err).__name__ if err is not None else ""
     if "Timeout" in name:
-        return f"timed out: {reason} (the limits are HF_HUB_ETAG_TIMEOUT and HF_HUB_DOWNLOAD_TIMEOUT, in seconds)"
+        detail = "" if "timed out" in reason.lower() else f": {reason}"
+        return f"timed out{detail} (the limits are HF_HUB_ETAG_TIMEOUT and HF_HUB_DOWNLOAD_TIMEOUT, in seconds)"
     return f"{name}: {reason}" if name and name not in reason else reason
 
 
