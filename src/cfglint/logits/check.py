@@ -126,16 +126,21 @@ def compare(
     text = decode or (lambda ids: None)
     reference_logits = reference.logits(prompt_ids)
     reference_ids = greedy(reference, prompt_ids, tokens, lambda i: progress.tokens("transformers-5 (reference)", i, tokens))
-    computed: dict[str, Comparison] = {}  # forward key -> the comparison of the first plan with it
+    sharing: dict[str, list[str]] = {}  # forward key -> the consumers whose readings compute it
+    for name, plan in plans.items():
+        if plan.status == RUNS:
+            sharing.setdefault(plan.forward_key(), []).append(name)
+    computed: dict[str, Comparison] = {}
+    for key, names in sharing.items():
+        label = ", ".join(names)
+        on_token = lambda i, label=label: progress.tokens(label, i, tokens)  # noqa: E731
+        computed[key] = _run_reading(reference, plans[names[0]], prompt_ids, (reference_logits, reference_ids), text, on_token)
     out: dict[str, Comparison] = {}
     for name, plan in plans.items():
-        if plan.status != RUNS:
+        if plan.status == RUNS:
+            out[name] = _verdict(replace(computed[plan.forward_key()], consumer=name), tolerance)
+        else:
             out[name] = Comparison(name, plan.status, plan.message)
-            continue
-        key = plan.forward_key()
-        if key not in computed:
-            computed[key] = _run_reading(reference, plan, prompt_ids, reference_logits, reference_ids, tokens, text, progress)
-        out[name] = _verdict(replace(computed[key], consumer=name), tolerance)
     progress.clear()
     return reference_ids, text(reference_ids), out
 
@@ -144,19 +149,19 @@ def _run_reading(
     reference: Any,
     plan: Plan,
     prompt_ids: Sequence[int],
-    reference_logits: torch.Tensor,
-    reference_ids: Sequence[int],
-    tokens: int,
+    expected: tuple[torch.Tensor, Sequence[int]],
     text: Callable[[Sequence[int]], str | None],
-    progress: Progress,
+    on_token: Callable[[int], None],
 ) -> Comparison:
+    """Run one reading and measure it against the reference's (logits, greedy ids)."""
+    reference_logits, reference_ids = expected
     try:
         reading: LlamaReading = reference.reading(dict(plan.values))
         logits = reading.logits(prompt_ids)
     except ReadingError as err:
         # The forward cannot be built over these tensors: the runtime would fail at weight load too.
         return Comparison(plan.consumer, FAILS, str(err))
-    ids = greedy(reading, prompt_ids, tokens, lambda i: progress.tokens(plan.consumer, i, tokens))
+    ids = greedy(reading, prompt_ids, len(reference_ids), on_token)
     return Comparison(
         plan.consumer,
         DIVERGES,
