@@ -162,3 +162,16 @@ def test_a_slow_server_times_out_into_a_finding(hub, hf_env):
     assert note["code"] == "H001"
     assert note["message"].startswith("the weights could not be fetched: timed out")
     assert "HF_HUB_DOWNLOAD_TIMEOUT" in note["message"]
+
+
+def test_settings_come_from_the_working_directory_and_suppressions_name_the_repository(hub, hf_env, tmp_path):
+    hub.add("acme/llama", SAMPLES / "llama-3.2-1b-tf5")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".cfglint.toml").write_text('ignore = ["R002"]\n\n[[suppress]]\npath = "acme/llama"\ncodes = ["D001"]\nreason = "served by transformers 5 only"\n')
+
+    here = findings(cfglint(hf_env, "check", "acme/llama", "--format", "json", cwd=project))
+    elsewhere = findings(cfglint(hf_env, "check", "acme/llama", "--format", "json", cwd=tmp_path))
+
+    assert [f["code"] for f in here] == ["R001"]
+    assert [f["code"] for f in elsewhere] == ["D001", "R001", "R002"]
