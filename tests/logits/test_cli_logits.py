@@ -13,6 +13,8 @@ from cfglint.logits.check import Comparison, LogitsCheck
 from cfglint.logits.command import MISSING_EXTRA, LogitsRun
 from tests.conftest import ROOT
 
+from .tables import table_rows
+
 NESTED_THETA = {"rope_parameters": {"rope_type": "default", "rope_theta": 100000.0}}
 CONFIG_ONLY_SAMPLE = ROOT / "samples" / "llama-3.2-1b-tf5"  # a config.json with no weights beside it
 
@@ -28,19 +30,6 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
     code = main(["check", *args])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def table_rows(text: str) -> dict[str, list[str]]:
-    """runtime -> its cells, from the table `check --logits` prints."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("runtime "))
-    rows = {}
-    for line in lines[start + 1 :]:
-        if not line.strip():
-            break
-        cells = line.split(None, 4)
-        rows[cells[0]] = cells[1:]
-    return rows
 
 
 SHIM = "import sys; sys.modules['torch'] = None; from cfglint.cli import main; sys.exit(main(sys.argv[1:]))"
