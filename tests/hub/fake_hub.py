@@ -47,6 +47,7 @@ class Fault:
     delay: float = 0.0  # seconds before answering
     cut: bool = False  # promise the full body, send half, close the connection
     short: bool = False  # a 206 that holds only the first 16 bytes of the range it claims to answer
+    status: int | None = None  # answer with this error status instead
     methods: tuple[str, ...] = ("GET",)
 
 
@@ -183,6 +184,8 @@ def _handler(hub: FakeHub):
             self._send(404, b"")
 
         def _ranged(self, data: bytes, fault: Fault | None, headers: dict[str, str]) -> None:
+            if fault and fault.status:
+                return self._send(fault.status, b"upstream failure")
             match = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("range", ""))
             if not match:
                 return self._send(200, data, headers)

@@ -148,6 +148,16 @@ def test_a_short_range_response_is_an_unreadable_header(hub, hf_env):
     assert "header as served by the Hub is not a safetensors header" in found[0]["message"]
 
 
+def test_a_server_error_on_a_header_is_H001_not_a_broken_file(hub, hf_env):
+    hub.add("acme/flaky", SAMPLES / "weights-layers-missing")
+    hub.faults["model.safetensors"] = Fault(status=400)
+
+    found = findings(cfglint(hf_env, "check", "acme/flaky", "--format", "json"))
+
+    assert [f["code"] for f in found] == ["H001"]
+    assert found[0]["message"].startswith("the weights: the Hub answered HTTP 400")
+
+
 def test_a_slow_server_times_out_into_a_finding(hub, hf_env):
     hub.add("acme/slow", SAMPLES / "weights-layers-missing")
     hub.faults["model.safetensors"] = Fault(delay=30)

@@ -86,6 +86,8 @@ def _hub_weights(remote: Remote, snapshot: Path) -> Weights | None:
     def read_header(name: str) -> Header:
         try:
             metadata = api.parse_safetensors_file_metadata(ref.repo_id, name, revision=commit, timeout=constants.HF_HUB_DOWNLOAD_TIMEOUT)
+        except HfHubHTTPError:
+            raise  # the Hub's answer, not the file's content (BadRequestError is also a ValueError)
         except (SafetensorsParsingError, TypeError, ValueError) as err:  # malformed entries raise the latter two
             return Header(problems=[f"header as served by the Hub is not a safetensors header: {_first_line(err)}"], readable=False)
         return header_of(metadata)
