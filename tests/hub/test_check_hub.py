@@ -29,14 +29,17 @@ def test_a_repository_is_checked_like_its_local_copy(hub, hf_env, tmp_path):
     shutil.copytree(SAMPLES / "weights-layers-missing", local)
     (local / "generation_config.json").write_text(json.dumps(GENERATION))
     commit = hub.add("acme/tiny-llama", local)
+    cache = tmp_path / "custom-cache"
 
-    remote = findings(cfglint(hf_env, "check", "acme/tiny-llama", "--format", "json"))
+    remote = findings(cfglint(hf_env | {"HF_HUB_CACHE": str(cache)}, "check", "acme/tiny-llama", "--format", "json"))
     here = findings(cfglint(hf_env, "check", str(local), "--format", "json"))
 
     assert [f["code"] for f in remote] == ["S004", "S006", "S007", "W003"]  # generation and weights were read
     assert located(remote) == located(here)
     assert {f["path"] for f in remote} == {"hf://acme/tiny-llama@main/config.json"}
     assert {(f["repo"], f["revision"], f["commit"]) for f in remote} == {("acme/tiny-llama", "main", commit)}
+    snapshot = cache / "models--acme--tiny-llama" / "snapshots" / commit
+    assert sorted(p.name for p in snapshot.iterdir()) == ["config.json", "generation_config.json"]  # HF_HUB_CACHE, no weights
     # Everything after config.json is read at the commit config.json came from.
     assert all(f"/{commit}/" in p for p in hub.paths() if "config.json" in p and "generation" in p)
 
