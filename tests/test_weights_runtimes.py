@@ -133,3 +133,46 @@ def test_mistralrs_loads_each_sample_as_predicted(tmp_path):
         if (m := compare(plan, got)) is not None:
             mismatches[sample] = m
     assert checked >= 12 and mismatches == {}
+
+
+TRANSFORMERS4_PROBE = """
+import json, sys
+from pathlib import Path
+from transformers import AutoModelForCausalLM
+out = {}
+for d in sys.argv[1:]:
+    try:
+        model, info = AutoModelForCausalLM.from_pretrained(d, output_loading_info=True)
+        tied = model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+        out[Path(d).name] = {"outcome": "loads", "missing": sorted(info["missing_keys"]), "unexpected": sorted(info["unexpected_keys"]), "tied": tied}
+    except Exception as err:
+        out[Path(d).name] = {"outcome": "error", "message": f"{type(err).__name__}: {err}"}
+print(json.dumps(out))
+"""
+
+
+def test_transformers4_loads_each_sample_as_predicted():
+    from tests.conformance.venvs import runtime_python
+
+    # torch pinned to the CPU build; transformers 4 cannot share the test environment's transformers 5.
+    python = runtime_python("torch-transformers4", ["torch==2.13.0", "transformers==4.57.6", "safetensors"])
+    dirs = [str(SAMPLES / s) for s in WEIGHT_SAMPLES]
+    proc = subprocess.run([str(python), "-c", TRANSFORMERS4_PROBE, *dirs], capture_output=True, text=True, timeout=900,
+                          env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    mismatches = {}
+    for sample in WEIGHT_SAMPLES:
+        plan = consumer_plan(SAMPLES / sample, "transformers-4")
+        if plan.mismatched and got[sample]["outcome"] == "error":
+            # transformers 4 names only the parameter's local name: "size mismatch for weight: ..."
+            if "size mismatch for weight" not in got[sample]["message"]:
+                mismatches[sample] = (plan.message, got[sample]["message"])
+        elif (m := compare(plan, got[sample])) is not None:
+            mismatches[sample] = m
+        elif got[sample]["outcome"] == "loads":
+            refused = sorted(n for n in plan.unused if not plan.loader.drops(n, plan.tie))
+            seen = (got[sample]["missing"], got[sample]["unexpected"], got[sample]["tied"])
+            if seen != (sorted(plan.missing), refused, HEAD not in plan.expected):
+                mismatches[sample] = (plan.missing, refused, seen)
+    assert mismatches == {}

@@ -72,10 +72,12 @@ LOADERS = {
             source="transformers 5 modeling_utils.py, utils/loading_report.py (observed with 5.24 on samples/weights-*)",
         ),
         Loader(
-            "transformers-4", **_TRANSFORMERS, drops_tied_head=True,  # tie_weights() replaces the stored head
-            shape_words="size mismatch for {name}: copying a param with shape {got} from checkpoint, the shape in current model is {expected}",
+            "transformers-4", **{**_TRANSFORMERS, "missing_words": "not initialized from the checkpoint, newly initialized: {name}",
+                                 "unused_words": "some weights of the checkpoint were not used"},
+            drops_tied_head=True,  # tie_weights() points lm_head at the embeddings; the stored head is discarded silently
+            shape_words="{name}: size mismatch for weight: copying a param with shape {got} from checkpoint, the shape in current model is {expected}",
             dtype='loads float32 unless from_pretrained(dtype="auto")',
-            source="transformers 4.57 modeling_utils.py",
+            source="transformers 4.57 modeling_utils.py (observed with 4.57.6 and torch 2.13 on samples/weights-*)",
         ),
         Loader(
             "mlx-lm", missing_layer=ERROR, missing=ERROR, unused=ERROR, shape_layer=ERROR, shape=ERROR,
