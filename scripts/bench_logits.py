@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""What `cfglint check --logits` costs: its peak memory against the weights, one reading's forward against transformers'.
+
+In one run, on a model directory (default: SmolLM2-135M-Instruct, built by scripts/build_smollm2.py):
+
+1. memory: runs the whole check (`cfglint check DIR --logits`, every consumer, N greedy tokens) in a child
+   process and reports its peak resident memory against the size of the safetensors files (target: at
+   most 1.5x). Weights are memory-mapped once and shared by the reference and every reading, so the check
+   needs one copy of them plus the code of torch and transformers; a child that only imports those
+   libraries is measured too, to show that part separately.
+2. time: loads transformers 5 (eager, float32) once, builds the reading with transformers' own values
+   (the same computation, the from-scratch forward) over the same tensors, and times both forwards on
+   the same prompts, alternating, reporting medians (target: the reading at most 1.5x transformers').
+
+Usage:
+
+    python scripts/bench_logits.py                       # SmolLM2, 7 timing runs, 20 tokens, 1 thread
+    python scripts/bench_logits.py MODEL_DIR --runs 15 --threads 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parent
+MEMORY_TARGET = 1.5
+TIME_TARGET = 1.5
+DEFAULT_PROMPT = "The capital of France is"
+LONG_PROMPT = (
+    "The history of the printing press begins in the fifteenth century, when Johannes Gutenberg combined "
+    "movable metal type, oil-based ink and a wooden press adapted from those used to make wine. Within fifty "
+    "years, presses were running in more than two hundred European cities, and the price of books fell so "
+    "quickly that reading, once the privilege of monks and nobles, became an everyday habit of merchants,"
+)
+# Children report their own peak (ru_maxrss is in KiB on Linux) on stderr's last line.
+_PEAK = "import resource, sys; sys.stderr.write('\\npeak_kib %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+CHECK_CHILD = "import sys; from cfglint.cli import main; code = main(sys.argv[1:]); " + _PEAK + "; sys.exit(code)"
+LIBRARIES_CHILD = (
+    "import torch, transformers; from transformers import AutoTokenizer, LlamaForCausalLM; "
+    "import cfglint.logits.check, cfglint.cli; " + _PEAK
+)
+
+
+def mib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**20:,.0f} MiB"
+
+
+def verdict(ratio: float, target: float) -> str:
+    return f"target <= {target}x: {'met' if ratio <= target else 'NOT met'}"
+
+
+def machine(threads: int) -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        total_kib = int(Path("/proc/meminfo").read_text().split("MemTotal:")[1].split()[0])
+        memory = f", {total_kib / 2**20:.0f} GiB RAM"
+    except (OSError, IndexError, ValueError):
+        pass
+    import torch
+    import transformers
+
+    load = ", load average %.1f" % os.getloadavg()[0] if hasattr(os, "getloadavg") else ""
+    return (
+        f"{cpu} ({os.cpu_count()} logical cores){memory}{load}; {platform.system()} {platform.machine()}, "
+        f"Python {platform.python_version()}, torch {torch.__version__}, transformers {transformers.__version__}, "
+        f"{threads} thread{'s' if threads != 1 else ''}"
+    )
+
+
+def default_model_dir() -> Path:
+    spec = importlib.util.spec_from_file_location("build_smollm2", SCRIPTS / "build_smollm2.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build()
+
+
+def child_peak(code: str, args: list[str], threads: int) -> tuple[int, float, int, str]:
+    """(exit code, seconds, peak resident bytes, stdout) of `python -c code args` in a fresh process."""
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - started
+    lines = proc.stderr.strip().splitlines()
+    if not lines or not lines[-1].startswith("peak_kib "):
+        raise SystemExit(f"the child did not report its peak (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    return proc.returncode, elapsed, int(lines[-1].split()[1]) * 1024, proc.stdout
+
+
+def measure_memory(model_dir: Path, tokens: int, threads: int) -> list[str]:
+    weights = sum(p.stat().st_size for p in model_dir.glob("*.safetensors"))
+    _, _, libraries, _ = child_peak(LIBRARIES_CHILD, [], threads)
+    args = ["check", str(model_dir), "--logits", "--tokens", str(tokens), "--format", "json"]
+    code, elapsed, peak, out = child_peak(CHECK_CHILD, args, threads)
+    if code not in (0, 1):
+        raise SystemExit(f"cfglint check --logits exited {code}")
+    measured = {n for f in json.loads(out) for n in f.get("logits", {}).get("consumers", {})}
+    total, own = peak / weights, (peak - libraries) / weights
+    return [
+        f"memory: `cfglint check --logits --tokens {tokens}` ({elapsed:.0f} s, every consumer; "
+        f"{len(measured)} named by findings): peak resident {mib(peak)}",
+        f"  against the safetensors files ({mib(weights)}): {total:.2f}x in all [{verdict(total, MEMORY_TARGET)}]",
+        f"  of which torch + transformers + cfglint imported, nothing loaded: {mib(libraries)}; "
+        f"the check's own memory {mib(peak - libraries)} = {own:.2f}x the weights [{verdict(own, MEMORY_TARGET)}]",
+    ]
+
+
+def timed(forward, ids) -> float:
+    started = time.perf_counter()
+    forward(ids)
+    return time.perf_counter() - started
+
+
+def measure_time(model_dir: Path, runs: int, threads: int) -> list[str]:
+    import torch
+    from transformers import AutoTokenizer
+
+    from cfglint.logits import TransformersReference
+
+    torch.set_num_threads(threads)
+    reference = TransformersReference(model_dir)
+    reading = reference.reading(reference.values)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    lines = [f"time: one forward over the prompt, all positions' logits, median of {runs} alternating runs"]
+    for prompt in (DEFAULT_PROMPT, LONG_PROMPT):
+        ids = tokenizer(prompt)["input_ids"]
+        gap = (reading.logits(ids) - reference.logits(ids)).abs().max().item()  # also warms both up
+        ours, theirs = [], []
+        for _ in range(runs):
+            theirs.append(timed(reference.logits, ids))
+            ours.append(timed(reading.logits, ids))
+        ratio = statistics.median(ours) / statistics.median(theirs)
+        lines.append(
+            f"  {len(ids):>3} tokens: reading {statistics.median(ours) * 1000:,.0f} ms, transformers "
+            f"{statistics.median(theirs) * 1000:,.0f} ms: {ratio:.2f}x [{verdict(ratio, TIME_TARGET)}]; "
+            f"max |logit diff| {gap:.2g}"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model_dir", nargs="?", type=Path, help="a Llama model directory (default: SmolLM2-135M-Instruct)")
+    parser.add_argument("--runs", type=int, default=7, help="timed forwards of each kind per prompt (default 7)")
+    parser.add_argument("--tokens", type=int, default=20, help="greedy tokens the measured check compares (default 20)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads, in the check and the timing (default 1)")
+    options = parser.parse_args(argv)
+    model_dir = options.model_dir or default_model_dir()
+    print(f"machine: {machine(options.threads)}")
+    print(f"model: {model_dir}")
+    for line in measure_memory(model_dir, options.tokens, options.threads) + measure_time(model_dir, options.runs, options.threads):
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
