@@ -58,7 +58,7 @@ def test_a_generation_config_known_to_be_absent_is_not_reported(hf_env):
     assert [f["code"] for f in found] == ["W003"]
 
 
-def test_hf_cache_checks_every_model_snapshot_with_a_config(hf_env):
+def test_hf_cache_checks_every_model_snapshot_with_a_config(hub, hf_env):
     cache = cache_dir(hf_env)
     current, old = commit_id("a-current"), commit_id("a-old")
     lay_out_snapshot(cache, "acme/a", files_of(LAYERS), current)
@@ -68,7 +68,7 @@ def test_hf_cache_checks_every_model_snapshot_with_a_config(hf_env):
     lay_out_snapshot(cache, "acme/tokenizer-only", {"tokenizer.json": b"{}"}, commit_id("t"))
     lay_out_snapshot(cache, "acme/data", {"config.json": (LAYERS / "config.json").read_bytes()}, commit_id("d"), repo_type="dataset")
 
-    proc = cfglint(offline(hf_env), "check", "--hf-cache", "--format", "json")
+    proc = cfglint(hf_env, "check", "--hf-cache", "--format", "json")  # online: it still asks the Hub nothing
 
     assert proc.returncode == 1, proc.stderr
     found = json.loads(proc.stdout)
@@ -80,6 +80,7 @@ def test_hf_cache_checks_every_model_snapshot_with_a_config(hf_env):
     ]
     assert {f["commit"] for f in found} == {current, old}
     assert "1 cached model snapshot without config.json skipped" in proc.stderr
+    assert hub.requests == []
 
 
 def test_fix_never_writes_into_the_cache(hf_env):
