@@ -136,7 +136,8 @@ def explain(err: Exception, ref: RepoRef, what: str) -> str:
     if isinstance(err, EntryNotFoundError):
         return f"no {what} in {ref.repo_id} at {where}"
     if isinstance(err, HfHubHTTPError):
-        return f"{what}: the Hub answered HTTP {_status(err)}: {_first_line(err)}"
+        detail = getattr(err, "server_message", None) or _first_line(err)  # the Hub's own words, when it sent some
+        return f"{what}: the Hub answered HTTP {_status(err)}: {_first_line(Exception(detail))}"
     return f"{what} could not be fetched: {_transport(err, _first_line(err))}"
 
 
