@@ -4,9 +4,10 @@
 Reports sampling and generation keys (`temperature`, `top_k`, `do_sample`, ...) in config.json.
 
 ## Why it matters
-transformers 5 drops them when it loads the config: they belong in generation_config.json. transformers 4
-kept them, and mistral.rs uses them when generation_config.json is absent, so the same file generates
-differently across runtimes.
+They belong in generation_config.json. transformers 5 drops them from the model config and uses them for
+`generate()` only while generation_config.json is absent (a generation_config.json, once added, silently
+wins); transformers 4 kept them as config attributes, mistral.rs uses them when generation_config.json is
+absent, and candle and mlx-lm never read them. The same file generates differently across runtimes.
 
 ## Example
 ```json
@@ -33,4 +34,8 @@ def check(ctx):
         return
     listed = ", ".join(keys)
     fix = Fix("move them to generation_config.json", Applicability.DISPLAY, tuple(Edit("remove", "/" + k) for k in keys))
-    yield Finding(f"generation settings in config.json ({listed}) are dropped by transformers 5 on load; put them in generation_config.json", "/" + keys[0], (), fix)
+    if (ctx.doc.path.parent / "generation_config.json").exists():
+        why = "generation_config.json exists, so transformers 5 ignores them"
+    else:
+        why = "transformers 5 uses them only until a generation_config.json exists; candle and mlx-lm never read them"
+    yield Finding(f"generation settings in config.json ({listed}): {why}", "/" + keys[0], (), fix)

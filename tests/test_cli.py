@@ -176,3 +176,20 @@ def test_console_script_and_module_entry(in_repo):
 def test_version(capsys):
     code, out, _ = run(capsys, "--version")
     assert code == 0 and out.startswith("cfglint 0.")
+
+
+def test_generation_config_path_checks_its_config_once(in_repo, capsys, tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text((in_repo / TF5 / "config.json").read_text())
+    (model / "generation_config.json").write_text('{"do_sample": true, "temperature": 0.7}')
+    code, out, _ = run(capsys, "check", str(model / "generation_config.json"), str(model / "config.json"), "--format", "json")
+    findings = json.loads(out)
+    assert code == 1 and {f["path"] for f in findings} == {str(model / "config.json")}
+    assert [f["code"] for f in findings].count("R001") == 1
+
+
+def test_generation_config_without_config_is_an_error(tmp_path, capsys):
+    (tmp_path / "generation_config.json").write_text("{}")
+    code, _, err = run(capsys, "check", str(tmp_path / "generation_config.json"))
+    assert code == 2 and "no config.json beside it" in err

@@ -56,6 +56,7 @@ class Session:
         """Every argument (a local path or a Hub repository id) in order, then the cached snapshots if asked."""
         remote = hub.checkouts(args, revision, jobs)
         results = []
+        seen: set[Path] = set()
         for arg in args:
             if arg in remote:
                 results.append(self.check_checkout(remote[arg]))
@@ -69,6 +70,9 @@ class Session:
             except OSError as err:
                 self.error(f"{arg}: {err.strerror or err}")
                 continue
+            if path.resolve() in seen:
+                continue  # named twice, e.g. as config.json and as its generation_config.json
+            seen.add(path.resolve())
             display = str(path)
             policy = self.policy_for(path)
             chosen = [c for c in self.consumers if c.name in policy.consumer_names]

@@ -19,6 +19,12 @@ def resolve(arg: str) -> Path:
             path = config
         elif not path.exists():
             raise TargetError(f"{arg}: no such file or directory")
+        elif path.name == "generation_config.json":
+            # It is read together with the config.json beside it (pre-commit hands over either file).
+            config = path.parent / "config.json"
+            if not config.exists():
+                raise TargetError(f"{arg}: no config.json beside it")
+            path = config
         if path.is_dir():
             raise TargetError(f"{path}: is a directory, not a config file")
     except PermissionError:
