@@ -28,6 +28,7 @@ def assemble(directory: Path, names: set[str], read_index: ReadIndex, read_heade
     weights = Weights(directory)
     model_files = sorted(n for n in names if n.startswith("model") and n.endswith(".safetensors"))
     if INDEX in names:
+        weights.indexed = True
         weight_map = _weight_map(weights, read_index)
         if weight_map is None:
             weights.complete = False
