@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from cfglint.weights import Problem, Tensor, Weights, find
-from cfglint.weights.checkpoint import INDEX, PICKLE_PATTERNS, SINGLE
+from cfglint.weights import Problem, Weights, find
+from cfglint.weights.checkpoint import INDEX, PICKLE_PATTERNS, SINGLE, read_files
 from cfglint.weights.header import Header
 
 ReadIndex = Callable[[], bytes]
@@ -43,7 +43,7 @@ def assemble(directory: Path, names: set[str], read_index: ReadIndex, read_heade
                 weights.complete = False
             else:
                 shards.append(shard)
-        headers = _read(weights, shards, read_header, weight_map)
+        headers = read_files(weights, shards, weight_map, read_header)
         _compare_index(weights, weight_map, headers)
         named = set(weight_map.values())
         for stray in model_files:
@@ -52,14 +52,14 @@ def assemble(directory: Path, names: set[str], read_index: ReadIndex, read_heade
                 weights.stray[stray] = list(header.tensors) if header.readable else []
                 weights.problems.append(Problem(stray, f"{stray} is not named by {INDEX}: transformers and candle never read it", "stray"))
     elif SINGLE in names:
-        _read(weights, [SINGLE], read_header)
+        read_files(weights, [SINGLE], read_header=read_header)
         for stray in model_files:
             if stray != SINGLE:
                 header = read_header(stray)
                 weights.stray[stray] = list(header.tensors) if header.readable else []
                 weights.problems.append(Problem(stray, f"{stray} sits beside {SINGLE} with no index: transformers and candle never read it", "stray"))
     elif model_files:
-        _read(weights, model_files, read_header)
+        read_files(weights, model_files, read_header=read_header)
         shown = ", ".join(model_files[:2]) + (", ..." if len(model_files) > 2 else "")
         weights.problems.append(Problem(model_files[0], f"{len(model_files)} safetensors shards ({shown}) and no {INDEX}: transformers and candle find no weights", "stray"))
     else:
@@ -82,27 +82,6 @@ def _weight_map(weights: Weights, read_index: ReadIndex) -> dict[str, str] | Non
     if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
         return fail('has no "weight_map" object of tensor name -> shard file')
     return weight_map
-
-
-def _read(weights: Weights, files: list[str], read_header: ReadHeader, weight_map: dict[str, str] | None = None) -> dict[str, Header]:
-    """As in `weights.checkpoint`: a tensor held by two files is a duplicate, and the index picks the copy."""
-    headers: dict[str, Header] = {}
-    owner: dict[str, str] = {}
-    for name in files:
-        header = headers[name] = read_header(name)
-        weights.files.append(name)
-        weights.problems += [Problem(name, message, "unreadable") for message in header.problems]
-        if not header.readable:
-            weights.complete = False
-            continue
-        for tensor in header.tensors.values():
-            if tensor.name in owner:
-                weights.problems.append(Problem(name, f"{tensor.name} is in both {owner[tensor.name]} and {name}", "index"))
-                if weight_map is None or weight_map.get(tensor.name) != name:
-                    continue
-            owner[tensor.name] = name
-            weights.tensors[tensor.name] = Tensor(tensor.name, tensor.dtype, tensor.shape, name)
-    return headers
 
 
 def _compare_index(weights: Weights, weight_map: dict[str, str], headers: dict[str, Header]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,12 +84,12 @@ def find(directory: Path) -> Weights | None:
         weights.indexed = True
         _read_sharded(weights, names, model_files)
     elif SINGLE in names:
-        _read_files(weights, [SINGLE])
+        read_files(weights, [SINGLE])
         weights.stray = {n: _names(weights, n) for n in model_files if n != SINGLE}
         for n in weights.stray:
             weights.problems.append(Problem(n, f"{n} sits beside {SINGLE} with no index: transformers and candle never read it", "stray"))
     elif model_files:
-        _read_files(weights, model_files)
+        read_files(weights, model_files)
         weights.problems.append(Problem(model_files[0], f"{len(model_files)} safetensors shards ({', '.join(model_files[:2])}{', ...' if len(model_files) > 2 else ''}) and no {INDEX}: transformers and candle find no weights", "stray"))
     else:
         weights.pickles = sorted(n for n in names if any(Path(n).match(p) for p in PICKLE_PATTERNS))
@@ -111,7 +112,7 @@ def _read_sharded(weights: Weights, names: set[str], model_files: list[str]) -> 
             weights.complete = False
         else:
             shards.append(shard)
-    headers = _read_files(weights, shards, weight_map)
+    headers = read_files(weights, shards, weight_map)
     for name, shard in weight_map.items():
         header = headers.get(shard)
         if header is not None and header.readable and name not in header.tensors:
@@ -148,13 +149,19 @@ def _read_index(weights: Weights, path: Path) -> dict[str, str] | None:
     return weight_map
 
 
-def _read_files(weights: Weights, files: list[str], weight_map: dict[str, str] | None = None) -> dict[str, Header]:
-    """Read each file's header into weights. A name held by two files is a duplicate; the index, when
-    there is one, says which copy index-driven loaders take."""
+def read_files(
+    weights: Weights,
+    files: list[str],
+    weight_map: dict[str, str] | None = None,
+    read_header: Callable[[str], Header] | None = None,
+) -> dict[str, Header]:
+    """Read each file's header into weights (from the directory, or through read_header for a remote
+    checkpoint). A name held by two files is a duplicate; the index, when there is one, says which copy
+    index-driven loaders take."""
     headers: dict[str, Header] = {}
     owner: dict[str, str] = {}
     for name in files:
-        header = _read_one(weights.directory / name)
+        header = read_header(name) if read_header else _read_one(weights.directory / name)
         headers[name] = header
         weights.files.append(name)
         for message in header.problems:
