@@ -111,26 +111,33 @@ def intent_of(config: dict) -> Intent:
     intent.set("rope_scaling", scaling, rope_sources["rope_scaling"] if scaling else DEFAULT)
     intent.rope_pointer = rope_sources["rope_scaling"] if rope_sources["rope_scaling"] != DEFAULT else ""
 
-    hidden, heads = intent.dims["hidden_size"], intent.dims["num_attention_heads"]
-    if config.get("head_dim") is not None:
-        intent.set("head_dim", config["head_dim"], "/head_dim")
-    else:
-        intent.set("head_dim", _floordiv(hidden, heads), DERIVED)
-    if config.get("num_key_value_heads") is not None:
-        intent.set("num_key_value_heads", config["num_key_value_heads"], "/num_key_value_heads")
-    else:
-        intent.set("num_key_value_heads", heads, DERIVED)
-    for key in ("tie_word_embeddings", "hidden_act", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps", "eos_token_id"):
-        if key in config:
-            intent.set(key, config[key], "/" + key)
-        else:
-            intent.set(key, LLAMA_DEFAULTS[key], DEFAULT)
+    read_llama_fields(intent, config)
     dtype = config.get("dtype")
     intent.dtype = dtype if dtype is not None else config.get("torch_dtype")
     return intent
 
 
-def _floordiv(a: Any, b: Any) -> Any:
+def read_llama_fields(reading: Reading, config: dict) -> None:
+    """LlamaConfig's reading of everything but RoPE, shared by transformers 4 and 5: head_dim and the kv
+    head count derived when absent, the rest defaulted."""
+    hidden = config.get("hidden_size", LLAMA_DEFAULTS["hidden_size"])
+    heads = config.get("num_attention_heads", LLAMA_DEFAULTS["num_attention_heads"])
+    if config.get("head_dim") is not None:
+        reading.set("head_dim", config["head_dim"], "/head_dim")
+    else:
+        reading.set("head_dim", floordiv(hidden, heads), DERIVED)
+    if config.get("num_key_value_heads") is not None:
+        reading.set("num_key_value_heads", config["num_key_value_heads"], "/num_key_value_heads")
+    else:
+        reading.set("num_key_value_heads", heads, DERIVED)
+    for key in ("tie_word_embeddings", "hidden_act", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps", "eos_token_id"):
+        if key in config:
+            reading.set(key, config[key], "/" + key)
+        else:
+            reading.set(key, LLAMA_DEFAULTS[key], DEFAULT)
+
+
+def floordiv(a: Any, b: Any) -> Any:
     try:
         return a // b
     except (TypeError, ZeroDivisionError):

@@ -18,9 +18,9 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict
 
 from cfglint.consumers.base import Consumer, Failure, View, llama3_scaling
-from cfglint.consumers.python_reader import floordiv, take, unreadable
+from cfglint.consumers.python_reader import take, unreadable
 from cfglint.document import Document
-from cfglint.intent import Intent
+from cfglint.intent import Intent, floordiv
 from cfglint.reading import DEFAULT, DERIVED, FIXED
 
 REQUIRED = ("model_type", "hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads", "rms_norm_eps", "vocab_size")

@@ -25,10 +25,3 @@ def take(reading: Reading, data: dict, key: str, default: Any) -> Any:
     else:
         reading.set(key, default, DEFAULT)
     return reading.values[key]
-
-
-def floordiv(a: Any, b: Any) -> Any:
-    try:
-        return a // b
-    except (TypeError, ZeroDivisionError):
-        return None

@@ -13,10 +13,9 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict
 
 from cfglint.consumers.base import Consumer, Failure, View
-from cfglint.consumers.python_reader import floordiv, take, unreadable
+from cfglint.consumers.python_reader import take, unreadable
 from cfglint.document import Document
-from cfglint.intent import LLAMA_DEFAULTS, Intent
-from cfglint.reading import DERIVED
+from cfglint.intent import LLAMA_DEFAULTS, Intent, read_llama_fields
 
 # rope_config_validation's required keys per type (4.57.6); unknown types only warn.
 REQUIRED = {
@@ -88,16 +87,5 @@ class Transformers4(Consumer):
         if error:
             return view.fail(Failure(error, "/rope_scaling", "missing"))
         view.set("rope_scaling", scaling, "/rope_scaling" if scaling else "default")
-        hidden = data.get("hidden_size", LLAMA_DEFAULTS["hidden_size"])
-        heads = data.get("num_attention_heads", LLAMA_DEFAULTS["num_attention_heads"])
-        if data.get("head_dim") is not None:
-            view.set("head_dim", data["head_dim"], "/head_dim")
-        else:
-            view.set("head_dim", floordiv(hidden, heads), DERIVED)
-        if data.get("num_key_value_heads") is not None:
-            view.set("num_key_value_heads", data["num_key_value_heads"], "/num_key_value_heads")
-        else:
-            view.set("num_key_value_heads", heads, DERIVED)
-        for key in ("tie_word_embeddings", "hidden_act", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps", "eos_token_id"):
-            take(view, data, key, LLAMA_DEFAULTS[key])
+        read_llama_fields(view, data)
         return view

@@ -30,7 +30,7 @@ from huggingface_hub.utils import disable_progress_bars
 from cfglint.generation import FILENAME as GENERATION
 from cfglint.hub import checkpoint
 from cfglint.hub.refs import RepoRef
-from cfglint.hub.remote import ERROR, INFO, Checkout, Note, Remote
+from cfglint.hub.remote import INFO, Checkout, Note, Remote
 from cfglint.weights import Weights
 from cfglint.weights.checkpoint import INDEX
 from cfglint.weights.header import Header, parse_header
