@@ -13,12 +13,16 @@ from typing import List, Optional
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 import typer  # noqa: E402
-from typer.exceptions import Abort, Exit, TyperException  # noqa: E402
+from typer import Abort, Exit  # noqa: E402
 
 from cfglint import __version__  # noqa: E402
 from cfglint.errors import UsageError  # noqa: E402
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+# The base of typer's usage errors (unknown option, missing argument) is click's ClickException, which
+# typer imports from click or, since 0.26, from its private copy of click: find it through a public class.
+ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 app = typer.Typer(
     name="cfglint",
@@ -76,7 +80,6 @@ def check(
     """Report every place where a runtime will read a different model than transformers means."""
     from pathlib import Path
 
-    from cfglint import baseline as baselines
     from cfglint.report import choose_format, write_report
     from cfglint.session import Session
 
@@ -86,14 +89,14 @@ def check(
         from cfglint.logits.command import LogitsRun
 
         measuring = LogitsRun.from_options(logits, prompt, tokens, tolerance)
-    accepted = baselines.load(Path(baseline)) if baseline else None
+    accepted = _baselines().load(Path(baseline)) if baseline else None
     session = Session(consumer, config=config, isolated=isolated)
     results = _check_targets(session, paths, targets_file, revision, jobs, hf_cache)
     if measuring is not None:
         measuring.measure(results, session)
     diagnostics = [d for r in results for d in r.diagnostics]
     if write_baseline:
-        n = baselines.write(Path(write_baseline), diagnostics)
+        n = _baselines().write(Path(write_baseline), diagnostics)
         sys.stderr.write(f"cfglint: recorded {n} finding{'s' if n != 1 else ''} in {write_baseline}\n")
         return EXIT_ERROR if session.unreadable else EXIT_CLEAN
     if accepted is not None:
@@ -203,6 +206,12 @@ def fix(
     return EXIT_FINDINGS if pending else EXIT_CLEAN
 
 
+def _baselines():
+    from cfglint import baseline  # only runs that read or write a baseline pay for it
+
+    return baseline
+
+
 def _encoded(doc) -> bytes:
     return ("\ufeff" if doc.bom else "").encode() + doc.text[1 if doc.bom else 0:].encode("utf-8")
 
@@ -307,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         sys.stderr.write(f"cfglint: error: {err}\n")
         return EXIT_ERROR
-    except TyperException as err:  # typer's own usage errors (unknown option, missing argument)
+    except ClickException as err:
         show = getattr(err, "show", None)
         show() if show else sys.stderr.write(f"cfglint: error: {err}\n")
         return EXIT_ERROR
