@@ -27,6 +27,40 @@ def test_check_imports_no_heavy_module():
     assert result == {"code": 1, "heavy": []}
 
 
+LOADED = """
+import json, sys
+from cfglint.cli import main
+from cfglint.consumers import mlx_lm
+code = main(["check", *sys.argv[2:], "--format", "json"])
+print(json.dumps({
+    "loaded": sorted(m for m in json.loads(sys.argv[1]) if m in sys.modules),
+    "schema_built": bool(mlx_lm.ModelArgs.__pydantic_complete__),
+}))
+"""
+# Imported only when a file needs them: the safetensors header reader (weights beside config.json),
+# the sampler models (generation settings written), baselines (--baseline), and typer's pydantic coercion
+# (typer 0.29 and later, which the dependency range excludes).
+DEFERRED = ["cfglint.weights.checkpoint", "cfglint.sampling.samplers", "cfglint.baseline", "typer._adapters"]
+
+
+def _loaded(*args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", LOADED, json.dumps(DEFERRED), *args], cwd=ROOT, capture_output=True, text=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_check_defers_what_a_plain_config_does_not_need():
+    assert _loaded("samples/llama-3.2-1b-tf5") == {"loaded": [], "schema_built": False}
+
+
+def test_check_loads_what_a_model_directory_needs(tmp_path):
+    baseline = tmp_path / "baseline.json"
+    loaded = _loaded("samples/weights-consistent", "--write-baseline", str(baseline))["loaded"]
+    assert loaded == ["cfglint.baseline", "cfglint.weights.checkpoint"]
+    (tmp_path / "config.json").write_bytes((ROOT / "samples/smollm2-135m-instruct/config.json").read_bytes())
+    (tmp_path / "generation_config.json").write_text('{"do_sample": true, "temperature": 0.7}')
+    assert _loaded(str(tmp_path))["loaded"] == ["cfglint.sampling.samplers"]
+
+
 def test_wheel_installs_and_checks_a_sample(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)], check=True, capture_output=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic
@@ -10,7 +11,9 @@ from cfglint.document import Document
 from cfglint.generation import load as load_generation
 from cfglint.intent import intent_of
 from cfglint.rule import Context, Rule
-from cfglint.weights import Weights
+
+if TYPE_CHECKING:
+    from cfglint.weights import Weights
 from cfglint.weights import find as find_weights
 
 

@@ -13,16 +13,18 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
-from cfglint.generation import Generation
-from cfglint.hub.remote import Remote
 from cfglint.intent import Intent
 from cfglint.reading import same
-from cfglint.weights import Weights
+
+if TYPE_CHECKING:
+    from cfglint.generation import Generation
+    from cfglint.hub.remote import Remote
+    from cfglint.weights import Weights
 
 
 @dataclass

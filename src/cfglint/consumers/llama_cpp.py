@@ -30,7 +30,7 @@ THETA_ALIASES = ("global_rope_theta", "rope_global_theta", "rope_theta_global", 
 class Hparams(BaseModel):
     """The hparams the converter reads for a Llama model."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)  # a schema only (`cfglint schema`): the reader is plain Python
     rope_parameters: Optional[dict] = None
     rope_scaling: Optional[dict] = None
     rope_theta: Optional[Any] = None

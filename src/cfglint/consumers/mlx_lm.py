@@ -30,7 +30,7 @@ SUPPORTED = {"default", "linear", "dynamic", "llama3", "yarn", "deepseek_yarn", 
 class ModelArgs(BaseModel):
     """`ModelArgs` fields in declaration order; the dataclass accepts any type."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # a schema only (`cfglint schema`): the reader is plain Python
     model_type: Any
     hidden_size: Any
     num_hidden_layers: Any

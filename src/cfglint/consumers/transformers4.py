@@ -31,7 +31,7 @@ REQUIRED = {
 class LlamaConfig(BaseModel):
     """The keyword arguments of 4.x `LlamaConfig.__init__` and their defaults; any type is accepted."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)  # a schema only (`cfglint schema`): the reader is plain Python
     vocab_size: Any = 32000
     hidden_size: Any = 4096
     intermediate_size: Any = 11008

@@ -1,6 +1,6 @@
 """A Hub repository's checkpoint as `cfglint.weights` describes a local one, from its headers alone.
 
-Which files count follows `weights.checkpoint.find` (and so the loaders): the shards the index names;
+Which files count follows `weights.checkpoint.read_directory` (and so the loaders): the shards the index names;
 without an index, `model.safetensors`; shards beside an index that does not name them are stray. Here
 the file list is the repository's and each header is fetched over HTTP, so reading is injected: the
 caller passes `read_index()` (the index's bytes) and `read_header(name)` (a `weights.header.Header`).

@@ -1,16 +1,20 @@
 """What the sampling rules share: which runtimes to speak for, and where a generation setting is written.
 
-No numpy here: rules run on the `cfglint check` path.
+No numpy here: rules run on the `cfglint check` path. The sampler models are imported only for a model
+that configures generation at all, so a config without any pays nothing for them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cfglint.diagnostics import Effect
 from cfglint.generation import FROM_CONFIG, Generation
-from cfglint.sampling.samplers import TransformersSampler
-from cfglint.sampling.translate import CONSUMERS, Translation, translate
+
+if TYPE_CHECKING:
+    from cfglint.sampling.samplers import TransformersSampler
+    from cfglint.sampling.translate import Translation
 
 
 @dataclass
@@ -21,6 +25,8 @@ class SamplingContext:
     vocab_size: int | None
 
     def translation(self, consumer: str) -> Translation:
+        from cfglint.sampling.translate import translate
+
         return translate(self.generation, consumer, self.vocab_size)
 
     def at(self, key: str) -> tuple[str, str]:
@@ -35,9 +41,14 @@ class SamplingContext:
 
 
 def sampling_context(ctx) -> SamplingContext | None:
-    """None when there is nothing to say: no readable config, or none of candle-llama and mlx-lm is checked."""
-    if ctx.intent is None or ctx.generation is None:
+    """None when there is nothing to say: no readable config, no generation settings written anywhere (every
+    sampling rule is about a written setting or generation_config.json), or none of candle-llama and mlx-lm
+    is checked."""
+    if ctx.intent is None or ctx.generation is None or not ctx.generation.has_settings:
         return None
+    from cfglint.sampling.samplers import TransformersSampler
+    from cfglint.sampling.translate import CONSUMERS
+
     loaded = {name for name, _ in ctx.loaded()}
     consumers = [c for c in CONSUMERS if c in loaded]
     if not consumers:

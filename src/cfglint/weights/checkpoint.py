@@ -72,12 +72,8 @@ class Weights:
         return sum(t.numel for t in self.tensors.values())
 
 
-def find(directory: Path) -> Weights | None:
-    """The weights in a model directory, or None when it holds no weight files at all."""
-    try:
-        names = {p.name for p in directory.iterdir() if p.is_file()}
-    except OSError:
-        return None
+def read_directory(directory: Path, names: set[str]) -> Weights | None:
+    """The weights among a model directory's files (`names`), or None when none of them is a weight file."""
     weights = Weights(directory)
     model_files = sorted(n for n in names if n.startswith("model") and n.endswith(".safetensors"))
     if INDEX in names:
@@ -192,4 +188,4 @@ def _names(weights: Weights, name: str) -> list[str]:
     return list(header.tensors) if header.readable else []
 
 
-__all__ = ["Problem", "Tensor", "TensorInfo", "Weights", "find"]
+__all__ = ["Problem", "Tensor", "TensorInfo", "Weights", "read_directory"]
