@@ -57,7 +57,7 @@ class FakeHub:
         self.faults: dict[str, Fault] = {}  # file name -> fault
         self.requests: list[tuple[str, str, dict[str, str]]] = []  # (method, path, headers)
         self.commits: list[dict] = []  # create_commit payloads received
-        self.inflight = self.max_inflight = 0
+        self.waiting = self.max_waiting = 0  # requests inside a Fault's delay, now and at most
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
@@ -109,13 +109,7 @@ def _handler(hub: FakeHub):
         def _serve(self, method: str) -> None:
             with hub._lock:
                 hub.requests.append((method, self.path, dict(self.headers)))
-                hub.inflight += 1
-                hub.max_inflight = max(hub.max_inflight, hub.inflight)
-            try:
-                self._route(method)
-            finally:
-                with hub._lock:
-                    hub.inflight -= 1
+            self._route(method)
 
         def _route(self, method: str) -> None:
             url = urlsplit(self.path)
@@ -168,12 +162,24 @@ def _handler(hub: FakeHub):
                 headers |= {"X-Linked-Etag": f'"{hashlib.sha256(data).hexdigest()}"', "X-Linked-Size": str(len(data))}
             fault = hub.faults.get(name)
             if fault and method in fault.methods and fault.delay:
-                time.sleep(fault.delay)
+                self._wait(fault.delay)
             if method == "HEAD":
                 return self._send(200, b"", headers | {"Content-Length": str(len(data))}, body=False)
             if lfs:  # the Hub sends LFS downloads to its CDN
                 return self._send(302, b"", headers | {"Location": f"{hub.url}/lfs/{hashlib.sha256(data).hexdigest()}"})
             self._ranged(data, fault, headers)
+
+        def _wait(self, seconds: float) -> None:
+            """A slow answer; `max_waiting` is how many overlapped (counted while they wait, before any
+            response is written, so a client's next request cannot overlap a finished one)."""
+            with hub._lock:
+                hub.waiting += 1
+                hub.max_waiting = max(hub.max_waiting, hub.waiting)
+            try:
+                time.sleep(seconds)
+            finally:
+                with hub._lock:
+                    hub.waiting -= 1
 
         def _lfs(self, sha256: str) -> None:
             for repo in hub.repos.values():

@@ -24,14 +24,14 @@ def test_targets_file_order_and_bounded_concurrency(hub, hf_env, tmp_path):
     listing.write_text("# models to check\n\n" + "\n".join(reversed(names)) + "\n")
 
     parallel = cfglint(hf_env, "check", "--targets-file", str(listing), "--jobs", "4", "--format", "json")
-    overlap = hub.max_inflight
-    hub.max_inflight = 0
+    overlap = hub.max_waiting
+    hub.max_waiting = 0
     serial = cfglint(hf_env | {"HF_HOME": str(tmp_path / "other-home")}, "check", "--targets-file", str(listing), "-j", "1", "--format", "json")
 
     assert [f["repo"] for f in json.loads(parallel.stdout)] == list(reversed(names))  # the file's order
     assert json.loads(serial.stdout) == json.loads(parallel.stdout)
     assert overlap > 1
-    assert hub.max_inflight == 1
+    assert hub.max_waiting == 1
 
 
 def test_an_unreadable_targets_file_is_a_usage_error(hf_env, tmp_path):
