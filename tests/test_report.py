@@ -10,7 +10,6 @@ import pty
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 

@@ -9,7 +9,6 @@ shrunk for them first (every key cfglint compares is kept as published).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
