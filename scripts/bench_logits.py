@@ -7,7 +7,8 @@ In one run, on a model directory (default: SmolLM2-135M-Instruct, built by scrip
    process and reports its peak resident memory against the size of the safetensors files (target: at
    most 1.5x). Weights are memory-mapped once and shared by the reference and every reading, so the check
    needs one copy of them plus the code of torch and transformers; a child that only imports those
-   libraries is measured too, to show that part separately.
+   libraries is measured too, to show that part separately, and one that runs transformers alone (load
+   and one forward, the check's reference by itself) shows the floor no check on this stack can go under.
 2. time: loads transformers 5 (eager, float32) once, builds the reading with transformers' own values
    (the same computation, the from-scratch forward) over the same tensors, and times both forwards on
    the same prompts, alternating, reporting medians (target: the reading at most 1.5x transformers').
@@ -44,6 +45,14 @@ LONG_PROMPT = (
 # Children report their own peak (ru_maxrss is in KiB on Linux) on stderr's last line.
 _PEAK = "import resource, sys; sys.stderr.write('\\npeak_kib %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 CHECK_CHILD = "import sys; from cfglint.cli import main; code = main(sys.argv[1:]); " + _PEAK + "; sys.exit(code)"
+# transformers by itself on the same directory: load (float32, eager) and one forward over the default
+# prompt. No check can peak below this, since the check's reference is exactly this model.
+REFERENCE_CHILD = (
+    "import sys, torch; from transformers import AutoTokenizer, LlamaForCausalLM; "
+    "model = LlamaForCausalLM.from_pretrained(sys.argv[1], dtype=torch.float32, attn_implementation='eager', local_files_only=True); "
+    "ids = AutoTokenizer.from_pretrained(sys.argv[1], local_files_only=True)(sys.argv[2], return_tensors='pt').input_ids; "
+    "torch.inference_mode()(lambda: model(input_ids=ids, use_cache=False))(); " + _PEAK
+)
 LIBRARIES_CHILD = (
     "import torch, transformers; from transformers import AutoTokenizer, LlamaForCausalLM; "
     "import cfglint.logits.check, cfglint.cli; " + _PEAK
@@ -106,6 +115,7 @@ def child_peak(code: str, args: list[str], threads: int) -> tuple[int, float, in
 def measure_memory(model_dir: Path, tokens: int, threads: int) -> list[str]:
     weights = sum(p.stat().st_size for p in model_dir.glob("*.safetensors"))
     _, _, libraries, _ = child_peak(LIBRARIES_CHILD, [], threads)
+    _, _, alone, _ = child_peak(REFERENCE_CHILD, [str(model_dir), DEFAULT_PROMPT], threads)
     args = ["check", str(model_dir), "--logits", "--tokens", str(tokens), "--format", "json"]
     code, elapsed, peak, out = child_peak(CHECK_CHILD, args, threads)
     if code not in (0, 1):
@@ -118,6 +128,8 @@ def measure_memory(model_dir: Path, tokens: int, threads: int) -> list[str]:
         f"  against the safetensors files ({mib(weights)}): {total:.2f}x in all [{verdict(total, MEMORY_TARGET)}]",
         f"  of which torch + transformers + cfglint imported, nothing loaded: {mib(libraries)}; "
         f"the check's own memory {mib(peak - libraries)} = {own:.2f}x the weights [{verdict(own, MEMORY_TARGET)}]",
+        f"  transformers alone (load float32 + one forward, no cfglint): peak {mib(alone)} = {alone / weights:.2f}x "
+        f"the weights; the check peaks {mib(peak - alone)} above it",
     ]
 
 
