@@ -20,8 +20,6 @@ No fix: delete the stale file or rewrite the index.
 """
 
 from cfglint.diagnostics import Effect, Finding
-from cfglint.weights.effects import phrase
-from cfglint.weights.loaders import loader_for
 
 CODE = "W002"
 NAME = "index-mismatch"
@@ -32,6 +30,9 @@ def check(ctx):
     weights = ctx.weights
     if weights is None:
         return
+    from cfglint.weights.effects import phrase
+    from cfglint.weights.loaders import loader_for
+
     loaders = [(name, loader_for(name)) for name, _ in ctx.loaded() if loader_for(name) is not None]
     strict = tuple(Effect(name, "error", None, "Mismatch between weight map and model parts") for name, loader in loaders if loader.index_must_match)
     globbing = [name for name, loader in loaders if (loader.globs_beside_index if weights.indexed else loader.globs_without_index)]

@@ -23,9 +23,6 @@ changes what transformers reads, on purpose.
 """
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix
-from cfglint.weights import loading
-from cfglint.weights.effects import LAYERS, category, phrase, ranges, reaction
-from cfglint.weights.layout import layer_of
 
 CODE = "W003"
 NAME = "layer-count-mismatch"
@@ -33,6 +30,12 @@ SEVERITY = "error"
 
 
 def check(ctx):
+    if ctx.weights is None:
+        return
+    from cfglint.weights import loading
+    from cfglint.weights.effects import LAYERS, category, phrase, ranges, reaction
+    from cfglint.weights.layout import layer_of
+
     plans = loading.plan(ctx)
     reference = plans.get(loading.REFERENCE)
     if reference is None or not ctx.weights.complete:

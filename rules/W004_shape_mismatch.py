@@ -23,8 +23,6 @@ No fix: which side is wrong, the config or the checkpoint, is not knowable from 
 """
 
 from cfglint.diagnostics import Applicability, Edit, Effect, Finding, Fix
-from cfglint.weights import loading
-from cfglint.weights.effects import phrase
 
 CODE = "W004"
 NAME = "shape-mismatch"
@@ -32,6 +30,11 @@ SEVERITY = "error"
 
 
 def check(ctx):
+    if ctx.weights is None:
+        return
+    from cfglint.weights import loading
+    from cfglint.weights.effects import phrase
+
     plans = loading.plan(ctx)
     reference = plans.get(loading.REFERENCE)
     if reference is None:

@@ -23,23 +23,23 @@ false when none has). It changes what transformers reads, on purpose.
 """
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix, Severity
-from cfglint.weights import loading
-from cfglint.weights.effects import phrase, reaction, some, uses
-from cfglint.weights.layout import expected, is_attention_bias, is_mlp_bias
 
 CODE = "W005"
 NAME = "bias-mismatch"
 SEVERITY = "error"
 
-KINDS = (("attention_bias", "attention", is_attention_bias), ("mlp_bias", "MLP", is_mlp_bias))
-
-
 def check(ctx):
+    if ctx.weights is None:
+        return
+    from cfglint.weights import loading
+    from cfglint.weights.effects import phrase, some
+    from cfglint.weights.layout import is_attention_bias, is_mlp_bias
+
     plans = loading.plan(ctx)
     reference = plans.get(loading.REFERENCE)
     if reference is None or not ctx.weights.complete:
         return
-    for key, label, belongs in KINDS:
+    for key, label, belongs in (("attention_bias", "attention", is_attention_bias), ("mlp_bias", "MLP", is_mlp_bias)):
         stored = [n for n in ctx.weights.tensors if belongs(n)]
         wanted = _all_biases(ctx, belongs)
         flag = ctx.intent.values[key] is True
@@ -67,12 +67,18 @@ def check(ctx):
 
 def _all_biases(ctx, belongs):
     """Every bias of this kind the layout has when the flag is on (shapes do not matter here)."""
+    from cfglint.weights import loading
+    from cfglint.weights.layout import expected
+
     reference = loading.plan(ctx)[loading.REFERENCE]
     shape = loading.shape_of(ctx, ctx.intent.values, ctx.intent.sources)
     return [n for n in expected(shape, tie=reference.tie, attention_bias=True, mlp_bias=True) if belongs(n)]
 
 
 def _effects(ctx, names, unused):
+    from cfglint.weights import loading
+    from cfglint.weights.effects import reaction, uses
+
     effects = []
     for plan in loading.consumers(ctx).values():
         if unused:

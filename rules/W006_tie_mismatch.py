@@ -26,9 +26,6 @@ stores a head despite true): the value transformers reads changes, to match the 
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix, Severity
 from cfglint.reading import DEFAULT
-from cfglint.weights import loading
-from cfglint.weights.effects import phrase, reaction, uses
-from cfglint.weights.layout import EMBED, HEAD
 
 CODE = "W006"
 NAME = "tie-mismatch"
@@ -37,6 +34,12 @@ POINTER = "/tie_word_embeddings"
 
 
 def check(ctx):
+    if ctx.weights is None:
+        return
+    from cfglint.weights import loading
+    from cfglint.weights.effects import phrase, reaction, uses
+    from cfglint.weights.layout import EMBED, HEAD
+
     plans = loading.plan(ctx)
     reference = plans.get(loading.REFERENCE)
     if reference is None or not ctx.weights.complete or EMBED not in ctx.weights.tensors:

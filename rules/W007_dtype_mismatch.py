@@ -21,8 +21,6 @@ Unsafe: sets the key(s) to the stored dtype, which changes the precision transfo
 """
 
 from cfglint.diagnostics import Applicability, Edit, Effect, Finding, Fix
-from cfglint.weights import loading
-from cfglint.weights.effects import phrase
 
 CODE = "W007"
 NAME = "dtype-mismatch"
@@ -34,6 +32,11 @@ NAMES = {"BF16": "bfloat16", "F16": "float16", "F32": "float32", "F64": "float64
 
 
 def check(ctx):
+    if ctx.weights is None:
+        return
+    from cfglint.weights import loading
+    from cfglint.weights.effects import phrase
+
     if loading.plan(ctx).get(loading.REFERENCE) is None:
         return
     said = ctx.intent.dtype

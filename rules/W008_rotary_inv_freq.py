@@ -18,9 +18,6 @@ No fix: remove the tensors from the checkpoint if a loader refuses them.
 """
 
 from cfglint.diagnostics import Finding, Severity
-from cfglint.weights import loading
-from cfglint.weights.effects import phrase, reaction, some
-from cfglint.weights.layout import is_inv_freq
 
 CODE = "W008"
 NAME = "rotary-inv-freq"
@@ -28,6 +25,12 @@ SEVERITY = "info"
 
 
 def check(ctx):
+    if ctx.weights is None:
+        return
+    from cfglint.weights import loading
+    from cfglint.weights.effects import phrase, reaction, some
+    from cfglint.weights.layout import is_inv_freq
+
     reference = loading.plan(ctx).get(loading.REFERENCE)
     if reference is None:
         return

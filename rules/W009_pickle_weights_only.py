@@ -16,8 +16,6 @@ No fix: convert the checkpoint to safetensors to have it checked.
 """
 
 from cfglint.diagnostics import Effect, Finding, Severity
-from cfglint.weights.effects import phrase
-from cfglint.weights.loaders import loader_for
 
 CODE = "W009"
 NAME = "pickle-weights-only"
@@ -28,6 +26,9 @@ def check(ctx):
     weights = ctx.weights
     if weights is None or weights.safetensors or not weights.pickles:
         return
+    from cfglint.weights.effects import phrase
+    from cfglint.weights.loaders import loader_for
+
     effects = tuple(
         Effect(name, "error", None, "reads only safetensors")
         for name, _ in ctx.loaded()

@@ -20,9 +20,6 @@ No fix: the checkpoint, not the config, is incomplete.
 """
 
 from cfglint.diagnostics import Finding
-from cfglint.weights import loading
-from cfglint.weights.effects import OTHER, category, phrase, reaction, some
-from cfglint.weights.layout import layer_of
 
 CODE = "W010"
 NAME = "tensor-set-mismatch"
@@ -30,6 +27,12 @@ SEVERITY = "error"
 
 
 def check(ctx):
+    if ctx.weights is None:
+        return
+    from cfglint.weights import loading
+    from cfglint.weights.effects import OTHER, category, phrase, reaction, some
+    from cfglint.weights.layout import layer_of
+
     plans = loading.plan(ctx)
     reference = plans.get(loading.REFERENCE)
     if reference is None or not ctx.weights.complete:

@@ -37,10 +37,10 @@ print(json.dumps({
     "schema_built": bool(mlx_lm.ModelArgs.__pydantic_complete__),
 }))
 """
-# Imported only when a file needs them: the safetensors header reader (weights beside config.json),
-# the sampler models (generation settings written), baselines (--baseline), and typer's pydantic coercion
+# Imported only when a file needs them: the safetensors header reader and the loading model (weights
+# beside config.json), the sampler models (generation settings written), baselines (--baseline), and typer's pydantic coercion
 # (typer 0.29 and later, which the dependency range excludes).
-DEFERRED = ["cfglint.weights.checkpoint", "cfglint.sampling.samplers", "cfglint.baseline", "typer._adapters"]
+DEFERRED = ["cfglint.weights.checkpoint", "cfglint.weights.loading", "cfglint.sampling.samplers", "cfglint.baseline", "typer._adapters"]
 
 
 def _loaded(*args: str) -> dict:
@@ -55,7 +55,7 @@ def test_check_defers_what_a_plain_config_does_not_need():
 def test_check_loads_what_a_model_directory_needs(tmp_path):
     baseline = tmp_path / "baseline.json"
     loaded = _loaded("samples/weights-consistent", "--write-baseline", str(baseline))["loaded"]
-    assert loaded == ["cfglint.baseline", "cfglint.weights.checkpoint"]
+    assert loaded == ["cfglint.baseline", "cfglint.weights.checkpoint", "cfglint.weights.loading"]
     (tmp_path / "config.json").write_bytes((ROOT / "samples/smollm2-135m-instruct/config.json").read_bytes())
     (tmp_path / "generation_config.json").write_text('{"do_sample": true, "temperature": 0.7}')
     assert _loaded(str(tmp_path))["loaded"] == ["cfglint.sampling.samplers"]

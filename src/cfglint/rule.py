@@ -2,7 +2,9 @@
 
 A rule is one small module (yamllint's shape): a docstring that is its documentation, `CODE`, `NAME`,
 `SEVERITY`, and `check(ctx)` yielding Findings. Built-in rules live in the top-level rules/ folder of the
-source tree and ship inside the package as cfglint/rules.
+source tree and ship inside the package as cfglint/rules. Every rule module is loaded on every run, so a
+rule whose helpers only matter for some files (the weights rules) imports them inside `check`, after the
+test that returns early for other files.
 """
 
 from __future__ import annotations
