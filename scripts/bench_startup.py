@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -39,13 +40,22 @@ app(["x"], standalone_mode=False)
 """
 
 
+# Bytecode may be written: an installed package has it (pip compiles at install), so a checkout measured
+# with PYTHONDONTWRITEBYTECODE set would pay for compiling its own sources at every start.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def run(argv: list[str]) -> None:
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=ENV)
+
+
 def medians(commands: dict[str, list[str]], runs: int) -> dict[str, float]:
     """Round-robin: each round starts every command once, so a busy spell slows all of them alike."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, argv in commands.items():
             start = time.perf_counter()
-            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+            run(argv)
             times[name].append(time.perf_counter() - start)
     return {name: statistics.median(t) for name, t in times.items()}
 
@@ -71,8 +81,8 @@ def main() -> int:
             "check-jsonschema": [checker, "--schemafile", str(schema), config],
             "cfglint check": [cfglint, "check", config],
         }
-        for argv in commands.values():  # warm the OS caches and bytecode once
-            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        for argv in commands.values():  # warm the OS caches and write bytecode once
+            run(argv)
         median = medians(commands, args.runs)
     print(f"median of {args.runs} cold starts on {args.sample} (python {sys.version.split()[0]}):")
     for name, seconds in median.items():

@@ -24,11 +24,6 @@ from typing import Any
 
 from cfglint.errors import UsageError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same parser, as a package (a conditional dependency)
-    import tomli as tomllib
-
 FILE_NAME = ".cfglint.toml"
 PYPROJECT = "pyproject.toml"
 KEYS = ("consumers", "select", "extend-select", "ignore", "severity", "plugins", "suppress")
@@ -164,6 +159,11 @@ def _strings(table: dict, key: str, source: Path) -> tuple[str, ...]:
 
 
 def _load_toml(path: Path) -> dict:
+    # Imported here: most runs find no configuration file to parse.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10: the same parser, as a package (a conditional dependency)
+        import tomli as tomllib
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
