@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from cfglint.weights import Problem, Weights, find
-from cfglint.weights.checkpoint import INDEX, PICKLE_PATTERNS, SINGLE, read_files
+from cfglint.weights.checkpoint import INDEX, PICKLE_PATTERNS, SINGLE, parse_index, read_files
 from cfglint.weights.header import Header
 
 ReadIndex = Callable[[], bytes]
@@ -29,7 +29,7 @@ def assemble(directory: Path, names: set[str], read_index: ReadIndex, read_heade
     model_files = sorted(n for n in names if n.startswith("model") and n.endswith(".safetensors"))
     if INDEX in names:
         weights.indexed = True
-        weight_map = _weight_map(weights, read_index)
+        weight_map = parse_index(weights, read_index())
         if weight_map is None:
             weights.complete = False
             return weights
@@ -66,22 +66,6 @@ def assemble(directory: Path, names: set[str], read_index: ReadIndex, read_heade
         weights.pickles = sorted(n for n in names if any(Path(n).match(p) for p in PICKLE_PATTERNS))
         return weights if weights.pickles else None
     return weights
-
-
-def _weight_map(weights: Weights, read_index: ReadIndex) -> dict[str, str] | None:
-    def fail(message: str) -> None:
-        weights.problems.append(Problem(INDEX, message, "unreadable"))
-
-    try:
-        data = json.loads(read_index().decode("utf-8"))
-    except UnicodeDecodeError:
-        return fail("is not UTF-8")
-    except (json.JSONDecodeError, RecursionError) as err:
-        return fail(f"is not JSON: {getattr(err, 'msg', 'nested too deeply')}")
-    weight_map = data.get("weight_map") if isinstance(data, dict) else None
-    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
-        return fail('has no "weight_map" object of tensor name -> shard file')
-    return weight_map
 
 
 def _compare_index(weights: Weights, weight_map: dict[str, str], headers: dict[str, Header]) -> None:

@@ -125,24 +125,32 @@ def _read_sharded(weights: Weights, names: set[str], model_files: list[str]) -> 
 
 
 def _read_index(weights: Weights, path: Path) -> dict[str, str] | None:
-    def fail(message: str) -> None:
-        weights.problems.append(Problem(INDEX, message, "unreadable"))
-
     try:
         size = path.stat().st_size
         if size > MAX_HEADER:
-            return fail(f"is {size / 2**20:.0f} MiB, over the {MAX_HEADER >> 20} MiB limit; not read")
-        data = json.loads(path.read_bytes().decode("utf-8"))
+            return _unreadable_index(weights, f"is {size / 2**20:.0f} MiB, over the {MAX_HEADER >> 20} MiB limit; not read")
+        raw = path.read_bytes()
     except OSError as err:
-        return fail(f"cannot be read: {err.strerror or err}")
+        return _unreadable_index(weights, f"cannot be read: {err.strerror or err}")
+    return parse_index(weights, raw)
+
+
+def parse_index(weights: Weights, raw: bytes) -> dict[str, str] | None:
+    """The weight_map of an index file's bytes, or None with the reason recorded as a problem."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        return fail("is not UTF-8")
+        return _unreadable_index(weights, "is not UTF-8")
     except (json.JSONDecodeError, RecursionError) as err:
-        return fail(f"is not JSON: {getattr(err, 'msg', 'nested too deeply')}")
+        return _unreadable_index(weights, f"is not JSON: {getattr(err, 'msg', 'nested too deeply')}")
     weight_map = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
-        return fail('has no "weight_map" object of tensor name -> shard file')
+        return _unreadable_index(weights, 'has no "weight_map" object of tensor name -> shard file')
     return weight_map
+
+
+def _unreadable_index(weights: Weights, message: str) -> None:
+    weights.problems.append(Problem(INDEX, message, "unreadable"))
 
 
 def read_files(
@@ -188,4 +196,4 @@ def _names(weights: Weights, name: str) -> list[str]:
     return list(header.tensors) if header.readable else []
 
 
-__all__ = ["Problem", "Tensor", "TensorInfo", "Weights", "read_directory"]
+__all__ = ["Problem", "Tensor", "TensorInfo", "Weights", "parse_index", "read_directory"]
