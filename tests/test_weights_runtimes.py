@@ -1,8 +1,10 @@
-"""The weight predictions against real transformers 5 loading every weights sample.
+"""The weight predictions against the real runtimes loading every weights sample.
 
 For each `samples/weights-*` directory, transformers 5 (with torch, from the test extras) loads the
 checkpoint with `from_pretrained`; what it reports (refuses to load, missing keys, unexpected keys, whether
 the head is tied, the dtype it loads in) must be what cfglint's reference plan predicted from headers.
+mlx-lm, mistral.rs, transformers 4 and llama.cpp's converter load the same directories in their own venvs,
+against their consumers' plans.
 """
 
 from __future__ import annotations
@@ -176,3 +178,36 @@ def test_transformers4_loads_each_sample_as_predicted():
             if seen != (sorted(plan.missing), refused, HEAD not in plan.expected):
                 mismatches[sample] = (plan.missing, refused, seen)
     assert mismatches == {}
+
+
+def test_llama_cpp_converter_converts_each_sample_as_predicted(tmp_path):
+    """llama.cpp's side that runs here is its HF -> GGUF converter: it refuses a tensor it cannot map and a
+    file it cannot read. A missing tensor or a wrong shape passes conversion and fails in the runtime's
+    loader (C++, not built here), so for those the converter must succeed."""
+    from tests.conformance.llama_cpp_converter import converter_python, ensure_converter
+    from tests.conformance.tiny_checkpoint import _tokenizer_config, tokenizer_json
+    from tests.conformance.venvs import run_probe
+
+    python, converter = converter_python("5.24.0"), ensure_converter()
+    mismatches, refusals = {}, 0
+    for sample in WEIGHT_SAMPLES:
+        plan = consumer_plan(SAMPLES / sample, "llama-cpp")
+        model = tmp_path / sample
+        shutil.copytree(SAMPLES / sample, model)  # the converter also reads the tokenizer
+        vocab = json.loads((model / "config.json").read_text())["vocab_size"]
+        (model / "tokenizer.json").write_text(json.dumps(tokenizer_json(vocab)))
+        (model / "tokenizer_config.json").write_text(json.dumps(_tokenizer_config()))
+        got = run_probe(python, "llama_cpp_probe.py", str(model), "--converter", str(converter))
+        refused = [n for n in plan.unused if not plan.loader.drops(n, plan.tie)]
+        unreadable = plan.outcome == "error" and plan.message.startswith("model.safetensors")
+        if refused or unreadable:  # cfglint predicts the converter's refusal, naming the same tensor
+            refusals += 1
+            named = not refused or (refused[0] in got["message"] and refused[0] in plan.message)
+            agrees = got["outcome"] == "error" and plan.outcome == "error" and named
+        elif plan.missing or plan.mismatched:  # converted; the runtime's loader refuses it later
+            agrees = got["outcome"] == "loads" and plan.outcome == "error"
+        else:
+            agrees = got["outcome"] == "loads" and plan.outcome != "error"
+        if not agrees:
+            mismatches[sample] = (plan.outcome, plan.message, got["outcome"], got["message"])
+    assert refusals >= 2 and mismatches == {}

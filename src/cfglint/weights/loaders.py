@@ -105,8 +105,8 @@ LOADERS = {
             biases_stored=True, head_stored=True, drops_inv_freq="rotary_emb.inv_freq", reads_pickle=True,
             globs_without_index=True, index_must_match=True,
             dtype="the output type is guessed from the first tensor",
-            # The converter's behaviour was observed (0.3.36) on samples/weights-*; shape and missing-tensor
-            # errors come from the runtime's loader, which could not be run here.
+            # The converter's side (0.3.36) is checked on samples/weights-* by tests/test_weights_runtimes.py;
+            # shape and missing-tensor errors come from the runtime's C++ loader, which is not built there.
             source="llama.cpp conversion/base.py ModelBase.index_tensors, conversion/llama.py; src/models/llama.cpp",
         ),
     )
