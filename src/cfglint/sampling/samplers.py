@@ -132,24 +132,22 @@ class MlxSampler:
     top_k: int = 0
 
     def python(self) -> str:
-        args = [f"temp={_num(self.temp)}"]
-        if 0 < self.top_p < 1.0:
-            args.append(f"top_p={_num(self.top_p)}")
-        if self.min_p != 0.0:
-            args.append(f"min_p={_num(self.min_p)}")
-        if self.top_k > 0:
-            args.append(f"top_k={self.top_k}")
-        return f"make_sampler({', '.join(args)})"
+        return f"make_sampler({', '.join(f'{name}={_num(value)}' for name, value in self._set())})"
 
     def cli_flags(self) -> str:
-        flags = [f"--temp {_num(self.temp)}"]
+        """The same arguments as mlx_lm.generate's flags (--top-p for top_p, ...)."""
+        return " ".join(f"--{name.replace('_', '-')} {_num(value)}" for name, value in self._set())
+
+    def _set(self) -> list[tuple[str, Any]]:
+        """The arguments that are not off, in make_sampler's order."""
+        pairs: list[tuple[str, Any]] = [("temp", self.temp)]
         if 0 < self.top_p < 1.0:
-            flags.append(f"--top-p {_num(self.top_p)}")
+            pairs.append(("top_p", self.top_p))
         if self.min_p != 0.0:
-            flags.append(f"--min-p {_num(self.min_p)}")
+            pairs.append(("min_p", self.min_p))
         if self.top_k > 0:
-            flags.append(f"--top-k {self.top_k}")
-        return " ".join(flags)
+            pairs.append(("top_k", self.top_k))
+        return pairs
 
 
 def _num(value: Any) -> str:
