@@ -33,6 +33,8 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
+from probe_io import reserve_stdout_for_json
+
 RUNTIME_DEFAULT_ROPE_THETA = 10000.0  # llama.cpp's rope_freq_base_train when the GGUF has none
 # Defaults of the converter's llama3 rope_freqs computation (LlamaModel.generate_extra_tensors).
 _LLAMA3_DEFAULTS = {
@@ -54,7 +56,7 @@ _CONVERT_TIMEOUT_S = 900
 
 def main(argv: list[str]) -> int:
     options = _parse_args(argv)
-    json_out = _reserve_stdout_for_json()
+    json_out = reserve_stdout_for_json()
     converter = Path(options.converter) if options.converter else _ensure_converter()
     if not converter.is_file():
         raise FileNotFoundError(f"no converter script at {converter}")
@@ -305,15 +307,6 @@ def _float32(value: float) -> float:
     import numpy as np
 
     return float(str(np.float32(value)))
-
-
-def _reserve_stdout_for_json():
-    # Libraries print to stdout; send all of that to stderr so the JSON object is the only thing
-    # on the real stdout.
-    json_out = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return json_out
 
 
 if __name__ == "__main__":

@@ -24,13 +24,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from probe_io import reserve_stdout_for_json
+
 # The prompt is passed through verbatim, without role markup; mistral.rs itself adds only the BOS.
 _VERBATIM_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
 
 
 def main(argv: list[str]) -> int:
     options = _parse_args(argv)
-    json_out = _reserve_stdout_for_json()
+    json_out = reserve_stdout_for_json()
     # No hub access; one-line Rust errors; a float32 KV cache so log-probs compare with other
     # runtimes at float32 precision (the CPU default is f16).
     os.environ["HF_HUB_OFFLINE"] = "1"
@@ -170,15 +172,6 @@ def _one_line(exc: BaseException) -> str:
     # The Rust error text, e.g. "missing field `rope_theta` at line 22 column 1".
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-def _reserve_stdout_for_json():
-    # mistral.rs logs to stdout (from Rust); send all of that to stderr so the JSON object is
-    # the only thing on the real stdout.
-    json_out = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return json_out
 
 
 if __name__ == "__main__":

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+
+from probe_io import one_line, reserve_stdout_for_json
 
 
 def main(argv: list[str]) -> int:
     options = _parse_args(argv)
-    json_out = _reserve_stdout_for_json()
+    json_out = reserve_stdout_for_json()
     from importlib.metadata import version
 
     import mlx_lm
@@ -34,7 +35,7 @@ def main(argv: list[str]) -> int:
         model, tokenizer = mlx_lm.load(options.model_dir)
     except Exception as exc:  # the failure to load is the observation, not a probe bug
         result["outcome"] = "error"
-        result["message"] = _one_line(exc)
+        result["message"] = one_line(exc)
     else:
         # Outside the try: an exception here is a probe bug and must exit non-zero.
         result["values"] = _values(model, tokenizer)
@@ -145,24 +146,6 @@ def _last_position_logits(model, prompt_ids: list[int]) -> list[float]:
 
     logits = model(mx.array([prompt_ids]))[0, -1].astype(mx.float32)
     return [float(value) for value in logits.tolist()]
-
-
-def _one_line(exc: BaseException, limit: int = 400) -> str:
-    # Some messages put the cause on a second line (strict dataclass validation) and some list
-    # hundreds of names (unknown model_type): join the lines, then cap the length.
-    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _reserve_stdout_for_json():
-    # Libraries print to stdout (Python and C level); send all of that to stderr so the JSON
-    # object is the only thing on the real stdout.
-    json_out = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return json_out
 
 
 if __name__ == "__main__":

@@ -11,15 +11,16 @@ Prints one JSON object (see the values contract) and exits 0, also when the conf
 from __future__ import annotations
 
 import json
-import os
 import sys
+
+from probe_io import one_line, reserve_stdout_for_json
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: transformers_config.py MODEL_DIR", file=sys.stderr)
         return 2
-    json_out = _reserve_stdout_for_json()
+    json_out = reserve_stdout_for_json()
     import transformers
 
     major = int(transformers.__version__.split(".")[0])
@@ -34,7 +35,7 @@ def main(argv: list[str]) -> int:
         config = transformers.AutoConfig.from_pretrained(argv[0], local_files_only=True)
     except Exception as exc:  # the failure to load is the observation, not a probe bug
         result["outcome"] = "error"
-        result["message"] = _one_line(exc)
+        result["message"] = one_line(exc)
     else:
         # Outside the try: an exception here is a probe bug and must exit non-zero.
         result["values"] = _values(config, major)
@@ -87,24 +88,6 @@ def _dtype_name(config) -> str | None:
     # 4.56+ and 5.x expose `dtype`; older 4.x only `torch_dtype`. Without torch it stays a string.
     value = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
     return None if value is None else str(value).removeprefix("torch.")
-
-
-def _one_line(exc: BaseException, limit: int = 400) -> str:
-    # Some messages put the cause on a second line (strict dataclass validation) and some list
-    # hundreds of names (unknown model_type): join the lines, then cap the length.
-    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _reserve_stdout_for_json():
-    # Libraries print to stdout (Python and C level); send all of that to stderr so the JSON
-    # object is the only thing on the real stdout.
-    json_out = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return json_out
 
 
 if __name__ == "__main__":
