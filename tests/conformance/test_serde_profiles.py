@@ -92,6 +92,16 @@ def variants() -> dict[str, str]:
 
 
 VARIANTS = variants()
+
+
+def write_variants(folder) -> list[str]:
+    """Every variant as folder/NAME/config.json; returns the names, sorted (relative paths from folder)."""
+    for name, text in VARIANTS.items():
+        (folder / name).mkdir()
+        (folder / name / "config.json").write_text(text, encoding="utf-8")
+    return sorted(VARIANTS)
+
+
 POSITION = re.compile(r" at line \d+ column \d+$")
 
 

@@ -25,3 +25,9 @@ def take(reading: Reading, data: dict, key: str, default: Any) -> Any:
     else:
         reading.set(key, default, DEFAULT)
     return reading.values[key]
+
+
+def set_text(keys: set[str]) -> str:
+    """A set as Python prints it, in sorted order: the runtime's own order changes with string hashing
+    from one run to the next, and a report must not."""
+    return "{" + ", ".join(repr(k) for k in sorted(keys)) + "}"

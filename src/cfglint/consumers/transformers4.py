@@ -13,7 +13,7 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict
 
 from cfglint.consumers.base import Consumer, Failure, View
-from cfglint.consumers.python_reader import take, unreadable
+from cfglint.consumers.python_reader import set_text, take, unreadable
 from cfglint.document import Document
 from cfglint.intent import LLAMA_DEFAULTS, Intent, read_llama_fields
 
@@ -60,7 +60,7 @@ def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | 
         kind = scaling["type"]  # __init__ copies the legacy key over rope_type
     missing = REQUIRED.get(kind, set()) - set(scaling)
     if missing:
-        return None, f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{kind}': {missing}\""
+        return None, f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{kind}': {set_text(missing)}\""
     if kind == "default":
         return None, None
     out = {k: v for k, v in scaling.items() if k not in ("type", "rope_type", "rope_theta")}

@@ -13,7 +13,7 @@ from typing import Optional, Union
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt
 
 from cfglint.consumers.base import Consumer, Failure, View
-from cfglint.consumers.python_reader import unreadable
+from cfglint.consumers.python_reader import set_text, unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent, resolve_rope
 
@@ -67,7 +67,7 @@ def refusal(data: dict) -> tuple[str, str] | None:
     missing = REQUIRED.get(kind, set()) - set(scaling or {})
     if missing:
         where = sources["rope_scaling"] if sources["rope_scaling"] != "default" else "/rope_parameters"
-        return f"KeyError: \"Missing required keys in `rope_parameters` for 'rope_type'='{kind}': {missing}\"", where
+        return f"KeyError: \"Missing required keys in `rope_parameters` for 'rope_type'='{kind}': {set_text(missing)}\"", where
     head_dim = data.get("head_dim") or (hidden // heads if heads else 0)
     if isinstance(head_dim, int) and head_dim > 4 and head_dim % 2:
         return f"ValueError: head_dim {head_dim} must be even for rotary embeddings", "/head_dim"
