@@ -41,6 +41,7 @@ RevisionOpt = typer.Option(None, "--revision", metavar="REV", help="Branch, tag 
 TargetsFileOpt = typer.Option(None, "--targets-file", metavar="FILE", help="Also check the targets listed in FILE, one per line.")
 HfCacheOpt = typer.Option(False, "--hf-cache", help="Also check every model snapshot in the local Hugging Face cache (read-only).")
 JobsOpt = typer.Option(8, "--jobs", "-j", min=1, help="Hub repositories fetched at the same time.")
+HubTimeoutOpt = typer.Option(120.0, "--hub-timeout", metavar="SECONDS", min=0, help="Give up on a Hub repository not read after this long and report it (H001); 0: no limit.")
 
 
 def _version(value: bool) -> None:
@@ -72,6 +73,7 @@ def check(
     targets_file: Optional[str] = TargetsFileOpt,
     hf_cache: bool = HfCacheOpt,
     jobs: int = JobsOpt,
+    hub_timeout: float = HubTimeoutOpt,
     logits: bool = typer.Option(False, "--logits", help="Also run the weights as transformers means them and as each runtime reads them, and compare logits and greedy tokens (needs the logits extra)."),
     prompt: Optional[str] = typer.Option(None, "--prompt", metavar="TEXT", help='With --logits: the prompt (default "The capital of France is").'),
     tokens: Optional[int] = typer.Option(None, "--tokens", metavar="N", help="With --logits: greedy tokens to compare (default 20)."),
@@ -91,7 +93,7 @@ def check(
         measuring = LogitsRun.from_options(logits, prompt, tokens, tolerance)
     accepted = _baselines().load(Path(baseline)) if baseline else None
     session = Session(consumer, config=config, isolated=isolated)
-    results = _check_targets(session, paths, targets_file, revision, jobs, hf_cache)
+    results = _check_targets(session, paths, targets_file, revision, jobs, hub_timeout, hf_cache)
     if measuring is not None:
         measuring.measure(results, session)
     diagnostics = [d for r in results for d in r.diagnostics]
@@ -122,6 +124,7 @@ def view(
     targets_file: Optional[str] = TargetsFileOpt,
     hf_cache: bool = HfCacheOpt,
     jobs: int = JobsOpt,
+    hub_timeout: float = HubTimeoutOpt,
 ) -> int:
     """Show what transformers means and what each runtime reads, side by side."""
     from cfglint.session import Session
@@ -130,7 +133,7 @@ def view(
     if output_format not in ("table", "json"):
         raise UsageError(f"unknown format {output_format!r} (choose from table, json)")
     session = Session(consumer, config=config, isolated=isolated)
-    results = _check_targets(session, paths, targets_file, revision, jobs, hf_cache)
+    results = _check_targets(session, paths, targets_file, revision, jobs, hub_timeout, hf_cache)
     render = render_json if output_format == "json" else render_table
     sys.stdout.write(render(results))
     return session.exit_code([])
@@ -152,6 +155,7 @@ def fix(
     targets_file: Optional[str] = TargetsFileOpt,
     hf_cache: bool = HfCacheOpt,
     jobs: int = JobsOpt,
+    hub_timeout: float = HubTimeoutOpt,
 ) -> int:
     """Rewrite configs so older runtimes read the same model, without changing what transformers 5 reads."""
     from cfglint.edit import EditError, write_atomic
@@ -160,7 +164,7 @@ def fix(
 
     session = Session(consumer, config=config, isolated=isolated)
     pending = 0
-    for result in _check_targets(session, paths, targets_file, revision, jobs, hf_cache):
+    for result in _check_targets(session, paths, targets_file, revision, jobs, hub_timeout, hf_cache):
         doc = result.ctx.doc
         remote = result.ctx.remote
         if remote is not None and not remote.readable:
@@ -216,7 +220,7 @@ def _encoded(doc) -> bytes:
     return ("\ufeff" if doc.bom else "").encode() + doc.text[1 if doc.bom else 0:].encode("utf-8")
 
 
-def _check_targets(session, paths, targets_file, revision, jobs, hf_cache):
+def _check_targets(session, paths, targets_file, revision, jobs, deadline, hf_cache):
     """The targets on the command line, then those in --targets-file, then (--hf-cache) the cached snapshots."""
     from cfglint.targets import TargetError, read_list
 
@@ -228,7 +232,7 @@ def _check_targets(session, paths, targets_file, revision, jobs, hf_cache):
             raise UsageError(str(err)) from None
     if not targets and not hf_cache:
         raise UsageError("nothing to check: give TARGET..., --targets-file FILE or --hf-cache")
-    return session.check_all(targets, revision=revision, jobs=jobs, hf_cache=hf_cache)
+    return session.check_all(targets, revision=revision, jobs=jobs, deadline=deadline, hf_cache=hf_cache)
 
 
 def _fix_remote(session, result, outcome, *, write: bool, pr: bool, unsafe: bool) -> int:

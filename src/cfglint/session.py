@@ -52,9 +52,12 @@ class Session:
         sys.stderr.write(f"cfglint: error: {message}\n")
         self.unreadable += 1
 
-    def check_all(self, args: list[str], *, revision: str | None = None, jobs: int = hub.DEFAULT_JOBS, hf_cache: bool = False) -> list[Result]:
+    def check_all(
+        self, args: list[str], *, revision: str | None = None, jobs: int = hub.DEFAULT_JOBS,
+        deadline: float = hub.DEFAULT_DEADLINE, hf_cache: bool = False,
+    ) -> list[Result]:
         """Every argument (a local path or a Hub repository id) in order, then the cached snapshots if asked."""
-        remote = hub.checkouts(args, revision, jobs)
+        remote = hub.checkouts(args, revision, jobs, deadline)
         results = []
         seen: set[Path] = set()
         for arg in args:

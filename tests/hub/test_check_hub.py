@@ -177,6 +177,24 @@ def test_a_slow_server_times_out_into_a_finding(hub, hf_env):
     assert "HF_HUB_DOWNLOAD_TIMEOUT" in note["message"]
 
 
+def test_a_repository_past_the_deadline_is_reported_and_the_others_are_checked(hub, hf_env):
+    hub.add("acme/stuck", SAMPLES / "weights-layers-missing")
+    hub.add("acme/fine", SAMPLES / "llama-3.2-1b-tf5")
+    hub.faults["model.safetensors"] = Fault(delay=40)  # within huggingface_hub's own timeouts below
+    env = hf_env | {"HF_HUB_DOWNLOAD_TIMEOUT": "60", "HF_HUB_ETAG_TIMEOUT": "60"}
+
+    started = time.monotonic()
+    proc = cfglint(env, "check", "acme/stuck", "acme/fine", "--hub-timeout", "3", "--format", "json")
+    elapsed = time.monotonic() - started
+
+    assert elapsed < 25, "the check waited for the stuck repository past its deadline"
+    found = findings(proc)
+    stuck = [f for f in found if f["repo"] == "acme/stuck"]
+    assert [f["code"] for f in stuck] == ["H001"]
+    assert stuck[0]["message"] == "the Hub did not finish answering within 3 s (--hub-timeout); nothing was checked"
+    assert sorted(f["code"] for f in found if f["repo"] == "acme/fine") == ["D001", "R001", "R002"]
+
+
 def test_settings_come_from_the_working_directory_and_suppressions_name_the_repository(hub, hf_env, tmp_path):
     hub.add("acme/llama", SAMPLES / "llama-3.2-1b-tf5")
     project = tmp_path / "project"

@@ -1,5 +1,5 @@
 """Many repositories at once: a bounded thread pool (the work is waiting on the network), results in
-input order, and a one-line progress count on stderr when stderr is a terminal."""
+input order, a deadline per repository, and a one-line progress count on stderr when stderr is a terminal."""
 
 from __future__ import annotations
 
@@ -41,3 +41,31 @@ def run_all(items: Sequence[T], work: Callable[[T], R], jobs: int, label: Callab
     if progress:
         progress.close()
     return [future.result() for future in futures]
+
+
+def bounded(work: Callable[[T], R], seconds: float, late: Callable[[T], R]) -> Callable[[T], R]:
+    """work(item), or late(item) once it has run `seconds` without finishing.
+
+    A network call cannot be cancelled from outside, so the late one is left to finish in a daemon
+    thread, which does not keep the process alive; its result is dropped.
+    """
+
+    def run(item: T) -> R:
+        box: dict[str, object] = {}
+
+        def target() -> None:
+            try:
+                box["result"] = work(item)
+            except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
+                box["error"] = err
+
+        thread = threading.Thread(target=target, daemon=True)
+        thread.start()
+        thread.join(seconds)
+        if thread.is_alive():
+            return late(item)
+        if "error" in box:
+            raise box["error"]  # type: ignore[misc]
+        return box["result"]  # type: ignore[return-value]
+
+    return run
