@@ -177,6 +177,19 @@ def test_symlinked_config_is_not_written_through(tmp_path, capsys):
     assert (snapshot / "config.json").is_symlink() and b'"rope_theta": 100000,' in blob.read_bytes()
 
 
+def test_a_hugging_face_cache_blob_is_never_written(tmp_path, capsys):
+    from tests.hub.conftest import lay_out_snapshot
+
+    files = {"config.json": (TF5_SMOLLM / "config.json").read_bytes()}
+    snapshot = lay_out_snapshot(tmp_path / "hub", "acme/model", files, "0" * 40)
+    blob = (snapshot / "config.json").resolve()
+    for args in (["fix", "--write", "--follow-symlinks", str(snapshot)], ["fix", "--write", str(blob)]):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert "is a Hugging Face cache blob" in err and "not written" in err and err.count("\n") == 1
+    assert blob.read_bytes() == files["config.json"] and (snapshot / "config.json").is_symlink()
+
+
 def test_unparseable_config_is_reported_and_left_alone(write_config, capsys):
     directory = write_config('{"rope_parameters": {"rope_theta": 1e5,}}')
     before = (directory / "config.json").read_bytes()

@@ -146,7 +146,7 @@ def fix(
     diff: bool = typer.Option(False, "--diff", help="Show the diff (also with --write)."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that may change what transformers reads."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="List each fix and the finding it repairs."),
-    follow_symlinks: bool = typer.Option(False, "--follow-symlinks", help="Write through a config.json that is a symlink (e.g. into a Hugging Face cache)."),
+    follow_symlinks: bool = typer.Option(False, "--follow-symlinks", help="Write through a config.json that is a symlink (never into a Hugging Face cache blob)."),
     pr: bool = typer.Option(False, "--pr", help="For Hub repositories: show the pull request that would carry the fixes; with --write, open it."),
     consumer: Optional[List[str]] = ConsumerOpt,
     config: Optional[str] = ConfigOpt,
@@ -161,6 +161,7 @@ def fix(
     from cfglint.edit import EditError, write_atomic
     from cfglint.fixing import fix_document
     from cfglint.session import Session
+    from cfglint.targets import is_cache_blob
 
     session = Session(consumer, config=config, isolated=isolated)
     pending = 0
@@ -197,6 +198,9 @@ def fix(
                 session.error(f"{result.display}: is a symlink to {target.resolve()}; not written (use --follow-symlinks to write the target)")
                 continue
             target = target.resolve()
+        if is_cache_blob(target):
+            session.error(f"{result.display}: is a Hugging Face cache blob ({target}), shared by every snapshot with the same bytes; not written (fix a copy: hf download ORG/NAME --local-dir DIR)")
+            continue
         data = _encoded(outcome.after)
         try:
             write_atomic(target, data)

@@ -32,6 +32,13 @@ def resolve(arg: str) -> Path:
     return path
 
 
+def is_cache_blob(path: Path) -> bool:
+    """A file of the Hugging Face cache's content-addressed store (`models--org--name/blobs/HASH`), which
+    every snapshot holding the same bytes links to: writing it would change them all and break its name."""
+    parent = path.parent
+    return parent.name == "blobs" and parent.parent.name.startswith(("models--", "datasets--", "spaces--"))
+
+
 def read_list(path: str) -> list[str]:
     """`--targets-file`: one target per line (a path or a Hub repository id); blank lines and # comments skipped."""
     try:
