@@ -50,7 +50,7 @@ def test_a_shard_the_repository_lacks_or_a_path_is_unreadable(tmp_path):
     weights = assemble(directory, names, *readers(directory))
 
     messages = [p.message for p in weights.problems if p.kind == "unreadable"]
-    assert "names shard '../outside.safetensors', which is not a file name in the model directory; not read" in messages
+    assert "names shard '../outside.safetensors', which is not a file name in the repository; not read" in messages
     assert "names shard model-00002-of-00002.safetensors, which is not in the repository" in messages
     assert not weights.complete
 

@@ -74,53 +74,72 @@ class Weights:
 
 def read_directory(directory: Path, names: set[str]) -> Weights | None:
     """The weights among a model directory's files (`names`), or None when none of them is a weight file."""
-    weights = Weights(directory)
+    return assemble(
+        Weights(directory), names,
+        index=lambda weights: _read_index(weights, directory / INDEX),
+        header=lambda name: _read_one(directory / name),
+        place="model directory",
+    )
+
+
+def assemble(
+    weights: Weights,
+    names: set[str],
+    index: Callable[[Weights], dict[str, str] | None],
+    header: Callable[[str], Header],
+    place: str,
+) -> Weights | None:
+    """Which of the files `names` loaders read, with their headers, wherever the files are: `index`
+    gives the index's weight map (recording why when there is none), `header` one file's header, and
+    `place` names where the files are in messages ("model directory", "repository")."""
     model_files = sorted(n for n in names if n.startswith("model") and n.endswith(".safetensors"))
     if INDEX in names:
         weights.indexed = True
-        _read_sharded(weights, names, model_files)
+        _read_sharded(weights, names, model_files, index, header, place)
     elif SINGLE in names:
-        read_files(weights, [SINGLE])
-        weights.stray = {n: _names(weights, n) for n in model_files if n != SINGLE}
-        for n in weights.stray:
-            weights.problems.append(Problem(n, f"{n} sits beside {SINGLE} with no index: transformers and candle never read it", "stray"))
+        read_files(weights, [SINGLE], header)
+        for stray in model_files:
+            if stray != SINGLE:
+                weights.stray[stray] = _tensor_names(header(stray))
+                weights.problems.append(Problem(stray, f"{stray} sits beside {SINGLE} with no index: transformers and candle never read it", "stray"))
     elif model_files:
-        read_files(weights, model_files)
-        weights.problems.append(Problem(model_files[0], f"{len(model_files)} safetensors shards ({', '.join(model_files[:2])}{', ...' if len(model_files) > 2 else ''}) and no {INDEX}: transformers and candle find no weights", "stray"))
+        read_files(weights, model_files, header)
+        shown = ", ".join(model_files[:2]) + (", ..." if len(model_files) > 2 else "")
+        weights.problems.append(Problem(model_files[0], f"{len(model_files)} safetensors shards ({shown}) and no {INDEX}: transformers and candle find no weights", "stray"))
     else:
         weights.pickles = sorted(n for n in names if any(Path(n).match(p) for p in PICKLE_PATTERNS))
         return weights if weights.pickles else None
     return weights
 
 
-def _read_sharded(weights: Weights, names: set[str], model_files: list[str]) -> None:
-    weight_map = _read_index(weights, weights.directory / INDEX)
+def _read_sharded(weights: Weights, names: set[str], model_files: list[str], index, header, place: str) -> None:
+    weight_map = index(weights)
     if weight_map is None:
         weights.complete = False
         return
     shards: list[str] = []
     for shard in dict.fromkeys(weight_map.values()):
         if "/" in shard or "\\" in shard or shard in ("", ".", ".."):
-            weights.problems.append(Problem(INDEX, f"names shard {shard!r}, which is not a file name in the model directory; not read", "unreadable"))
+            weights.problems.append(Problem(INDEX, f"names shard {shard!r}, which is not a file name in the {place}; not read", "unreadable"))
             weights.complete = False
         elif shard not in names:
-            weights.problems.append(Problem(INDEX, f"names shard {shard}, which is not in the model directory", "unreadable"))
+            weights.problems.append(Problem(INDEX, f"names shard {shard}, which is not in the {place}", "unreadable"))
             weights.complete = False
         else:
             shards.append(shard)
-    headers = read_files(weights, shards, weight_map)
+    headers = read_files(weights, shards, header, weight_map)
     for name, shard in weight_map.items():
-        header = headers.get(shard)
-        if header is not None and header.readable and name not in header.tensors:
+        held = headers.get(shard)
+        if held is not None and held.readable and name not in held.tensors:
             weights.problems.append(Problem(INDEX, f"{INDEX} lists {name} in {shard}, which does not hold it", "index"))
-    for shard, header in headers.items():
-        unlisted = [n for n in header.tensors if n not in weight_map]
+    for shard, held in headers.items():
+        unlisted = [n for n in held.tensors if n not in weight_map]
         if unlisted:
             weights.problems.append(Problem(shard, f"{shard} holds {len(unlisted)} tensor(s) that {INDEX} does not list, e.g. {unlisted[0]}", "index"))
     named = set(weight_map.values())
     for stray in model_files:
         if stray not in named:
-            weights.stray[stray] = _names(weights, stray)
+            weights.stray[stray] = _tensor_names(header(stray))
             weights.problems.append(Problem(stray, f"{stray} is not named by {INDEX}: transformers and candle never read it", "stray"))
 
 
@@ -156,16 +175,15 @@ def _unreadable_index(weights: Weights, message: str) -> None:
 def read_files(
     weights: Weights,
     files: list[str],
+    read_header: Callable[[str], Header],
     weight_map: dict[str, str] | None = None,
-    read_header: Callable[[str], Header] | None = None,
 ) -> dict[str, Header]:
-    """Read each file's header into weights (from the directory, or through read_header for a remote
-    checkpoint). A name held by two files is a duplicate; the index, when there is one, says which copy
-    index-driven loaders take."""
+    """Read each file's header into weights. A name held by two files is a duplicate; the index, when
+    there is one, says which copy index-driven loaders take."""
     headers: dict[str, Header] = {}
     owner: dict[str, str] = {}
     for name in files:
-        header = read_header(name) if read_header else _read_one(weights.directory / name)
+        header = read_header(name)
         headers[name] = header
         weights.files.append(name)
         for message in header.problems:
@@ -191,9 +209,8 @@ def _read_one(path: Path) -> Header:
         return Header(problems=[f"cannot be read: {err.strerror or err}"], readable=False)
 
 
-def _names(weights: Weights, name: str) -> list[str]:
-    header = _read_one(weights.directory / name)
+def _tensor_names(header: Header) -> list[str]:
     return list(header.tensors) if header.readable else []
 
 
-__all__ = ["Problem", "Tensor", "TensorInfo", "Weights", "parse_index", "read_directory"]
+__all__ = ["Problem", "Tensor", "TensorInfo", "Weights", "assemble", "parse_index", "read_directory"]
