@@ -15,8 +15,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from cfglint.weights import Weights, checkpoint, find
-from cfglint.weights.checkpoint import INDEX, SINGLE
+from cfglint.weights import INDEX, SINGLE, Weights, checkpoint, find
 from cfglint.weights.header import Header
 
 ReadIndex = Callable[[], bytes]

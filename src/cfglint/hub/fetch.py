@@ -31,8 +31,7 @@ from cfglint.generation import FILENAME as GENERATION
 from cfglint.hub import checkpoint
 from cfglint.hub.refs import RepoRef
 from cfglint.hub.remote import INFO, Checkout, Note, Remote
-from cfglint.weights import Weights
-from cfglint.weights.checkpoint import INDEX
+from cfglint.weights import INDEX, Weights
 from cfglint.weights.header import Header, parse_header
 
 CONFIG = "config.json"

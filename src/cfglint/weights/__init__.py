@@ -14,7 +14,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cfglint.weights.checkpoint import Problem, Tensor, Weights
 
-__all__ = ["Problem", "Tensor", "Weights", "find"]
+__all__ = ["INDEX", "SINGLE", "Problem", "Tensor", "Weights", "find", "is_pickle", "is_shard"]
+
+INDEX = "model.safetensors.index.json"
+SINGLE = "model.safetensors"
+PICKLE_PATTERNS = ("pytorch_model*.bin", "pytorch_model.bin.index.json")
+
+
+def is_shard(name: str) -> bool:
+    """A safetensors file loaders may read: model.safetensors or a model-*.safetensors shard."""
+    return name.startswith("model") and name.endswith(".safetensors")
+
+
+def is_pickle(name: str) -> bool:
+    return any(Path(name).match(p) for p in PICKLE_PATTERNS)
 
 
 def find(directory: Path) -> Weights | None:
@@ -23,16 +36,11 @@ def find(directory: Path) -> Weights | None:
         names = {e.name for e in os.scandir(directory) if e.is_file()}
     except OSError:
         return None
-    if not any(_may_be_weights(n) for n in names):
+    if not any(n == INDEX or is_shard(n) or is_pickle(n) for n in names):
         return None
     from cfglint.weights.checkpoint import read_directory
 
     return read_directory(Path(directory), names)
-
-
-def _may_be_weights(name: str) -> bool:
-    """Every file read_directory looks at passes (safetensors checkpoints, their index, pickles)."""
-    return name.startswith("pytorch_model") or (name.startswith("model") and (name.endswith(".safetensors") or name.endswith(".json")))
 
 
 def __getattr__(name: str) -> Any:

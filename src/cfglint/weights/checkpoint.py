@@ -16,11 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cfglint.weights import INDEX, SINGLE, is_pickle, is_shard
 from cfglint.weights.header import MAX_HEADER, FLOAT_DTYPES, Header, TensorInfo, read_header
 
-INDEX = "model.safetensors.index.json"
-SINGLE = "model.safetensors"
-PICKLE_PATTERNS = ("pytorch_model*.bin", "pytorch_model.bin.index.json")
 
 
 @dataclass(frozen=True)
@@ -92,7 +90,7 @@ def assemble(
     """Which of the files `names` loaders read, with their headers, wherever the files are: `index`
     gives the index's weight map (recording why when there is none), `header` one file's header, and
     `place` names where the files are in messages ("model directory", "repository")."""
-    model_files = sorted(n for n in names if n.startswith("model") and n.endswith(".safetensors"))
+    model_files = sorted(filter(is_shard, names))
     if INDEX in names:
         weights.indexed = True
         _read_sharded(weights, names, model_files, index, header, place)
@@ -107,7 +105,7 @@ def assemble(
         shown = ", ".join(model_files[:2]) + (", ..." if len(model_files) > 2 else "")
         weights.problems.append(Problem(model_files[0], f"{len(model_files)} safetensors shards ({shown}) and no {INDEX}: transformers and candle find no weights", "stray"))
     else:
-        weights.pickles = sorted(n for n in names if any(Path(n).match(p) for p in PICKLE_PATTERNS))
+        weights.pickles = sorted(filter(is_pickle, names))
         return weights if weights.pickles else None
     return weights
 
