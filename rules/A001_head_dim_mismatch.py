@@ -13,7 +13,7 @@ unwrapped).
 ```json
 {"hidden_size": 1792, "num_attention_heads": 24, "head_dim": 128}
 ```
-candle-llama derives 74 and panics at load.
+candle derives 74 and panics at load.
 
 ## Fix safety
 No fix: the runtime cannot express the model.

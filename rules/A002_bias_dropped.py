@@ -12,7 +12,7 @@ biases).
 ```json
 {"attention_bias": true}
 ```
-candle-llama will use false.
+candle will use false.
 
 ## Fix safety
 No fix: the runtime has no bias to load them into.
@@ -30,7 +30,7 @@ def check(ctx):
     if ctx.intent is None:
         return
     for key in ("attention_bias", "mlp_bias"):
-        if ctx.intent.values[key] is not True:
+        if ctx.intent.values.get(key) is not True:
             continue
         effects = tuple(uses(n, v, key) for n, v in ctx.diverging(key))
         if effects:

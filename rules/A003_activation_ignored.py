@@ -10,7 +10,7 @@ The MLP computes a different function with the same weights; the model loads and
 ```json
 {"hidden_act": "gelu"}
 ```
-candle-llama will use "silu".
+candle will use "silu".
 
 ## Fix safety
 No fix.

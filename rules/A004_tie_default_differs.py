@@ -2,7 +2,7 @@
 
 ## What it does
 Reports a config without `tie_word_embeddings` for runtimes whose default differs from transformers'
-(false for Llama).
+(false for Llama, true for Gemma).
 
 ## Why it matters
 mlx-lm defaults it to true and then throws the checkpoint's `lm_head.weight` away, computing logits with
@@ -17,6 +17,7 @@ No automatic fix yet: whether the checkpoint is tied is a fact of the weights.
 """
 
 from cfglint.diagnostics import Finding
+from cfglint.reading import show
 from cfglint.rule import describe, uses
 
 CODE = "A004"
@@ -29,4 +30,5 @@ def check(ctx):
         return
     effects = tuple(uses(n, v, "tie_word_embeddings") for n, v in ctx.diverging("tie_word_embeddings"))
     if effects:
-        yield Finding(f"tie_word_embeddings is absent (transformers: false): {describe(effects)}", "", effects)
+        meant = show(ctx.intent.values["tie_word_embeddings"])
+        yield Finding(f"tie_word_embeddings is absent (transformers: {meant}): {describe(effects)}", "", effects)

@@ -12,7 +12,7 @@ The two copies usually disagree, and which one a runtime sees depends on its JSO
 ```json
 {"rope_theta": 10000.0, "rope_theta": 100000.0}
 ```
-candle-llama refuses to load (duplicate field `rope_theta`); transformers uses 100000.0.
+candle refuses to load (duplicate field `rope_theta`); transformers uses 100000.0.
 
 ## Fix safety
 No automatic fix: which copy is right is the author's call.

@@ -13,7 +13,7 @@ stop. A config that "works in transformers" can still fail everywhere else.
 ```json
 {"hidden_size": 576.0}
 ```
-candle-llama refuses to load (invalid type: floating point `576.0`, expected usize).
+candle refuses to load (invalid type: floating point `576.0`, expected usize).
 
 ## Fix safety
 No automatic fix.

@@ -13,10 +13,13 @@ loads, it generates, and its logits are off (about 0.8 on SmolLM2-135M's first p
 ```json
 "rope_parameters": {"rope_theta": 100000.0, "rope_type": "default"}
 ```
-candle-llama will use 10000.0.
+candle will use 10000.0.
+
+Gemma 3 writes a second base, for its sliding layers, as `rope_parameters.sliding_attention.rope_theta`;
+readers of the older layout take it from a top-level `rope_local_base_freq`, which this rule checks too.
 
 ## Fix safety
-Safe: adds a top-level `rope_theta` with the same value. transformers 5 still takes the value inside
+Safe: adds a top-level `rope_theta` (or `rope_local_base_freq`) with the same value. transformers 5 still takes the value inside
 `rope_parameters`, which is unchanged, so what it reads does not change.
 """
 
@@ -29,17 +32,24 @@ NAME = "rope-theta-only-nested"
 SEVERITY = "error"
 
 
+# The bases older readers take from the top level: the global one, and Gemma 3's for its sliding layers.
+KEYS = ("rope_theta", "rope_local_base_freq")
+
+
 def check(ctx):
     intent = ctx.intent
-    if intent is None or "rope_theta" in ctx.config:
+    if intent is None:
         return
-    where = intent.sources["rope_theta"]
-    if not where.endswith("/rope_theta") or where == "/rope_theta":
-        return
-    theta = intent.values["rope_theta"]
-    effects = [uses(n, v, "rope_theta") for n, v in ctx.diverging("rope_theta")]
-    effects += [fails(n, v) for n, v in ctx.failures({"missing"}, under="/rope_theta")]
-    if not effects:
-        return
-    fix = Fix(f"add top-level \"rope_theta\": {show(theta)}", Applicability.SAFE, (Edit("set", "/rope_theta", theta),))
-    yield Finding(f"rope_theta {show(theta)} is only in {where.rsplit('/', 1)[0][1:]}: {describe(effects)}", where, tuple(effects), fix)
+    for key in KEYS:
+        if key in ctx.config or key not in intent.values:
+            continue
+        where = intent.sources[key]
+        if not where.endswith("/rope_theta") or where == "/rope_theta":
+            continue
+        theta = intent.values[key]
+        effects = [uses(n, v, key) for n, v in ctx.diverging(key)]
+        effects += [fails(n, v) for n, v in ctx.failures({"missing"}, under="/" + key)]
+        if not effects:
+            continue
+        fix = Fix(f"add top-level \"{key}\": {show(theta)}", Applicability.SAFE, (Edit("set", "/" + key, theta),))
+        yield Finding(f"{key} {show(theta)} is only in {where.rsplit('/', 1)[0][1:]}: {describe(effects)}", where, tuple(effects), fix)

@@ -13,7 +13,7 @@ without a warning. A Llama-3.x model then loses its long-context frequency smoot
 "rope_parameters": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
                     "original_max_position_embeddings": 8192, "rope_theta": 500000.0, "rope_type": "llama3"}
 ```
-candle-llama will use null (no scaling).
+candle will use null (no scaling).
 
 ## Fix safety
 Safe: adds a top-level `rope_scaling` with the same type and parameters, and a top-level `rope_theta`

@@ -13,7 +13,7 @@ which runtime fails and why.
 ```json
 "rope_scaling": {"type": "linear", "factor": 2.0}
 ```
-candle-llama refuses to load (missing field `low_freq_factor`).
+candle refuses to load (missing field `low_freq_factor`).
 
 ## Fix safety
 No automatic fix: the runtime has no way to express the scaling.

@@ -29,7 +29,7 @@ NAME = "top-k-top-p-order"
 SEVERITY = "warning"
 
 HOW = {
-    "candle-llama": "measures p against the top-k's un-renormalised mass, keeping as many tokens or more",
+    "candle": "measures p against the top-k's un-renormalised mass, keeping as many tokens or more",
     "mlx-lm": "applies top_p first, to the whole untempered distribution, then top_k",
 }
 

@@ -31,14 +31,14 @@ def check(ctx):
     top_k = s.generation.values["top_k"] if s else None
     if s is None or not s.sampler.do_sample or not s.generation.written("top_k") or top_k != 0 or isinstance(top_k, bool):
         return
-    if "candle-llama" not in s.consumers:
+    if "candle" not in s.consumers:
         return
-    t = s.translation("candle-llama")
+    t = s.translation("candle")
     assert t.literal is not None
-    effects = (effect("candle-llama", f"Sampling::TopK {{ k: 0, .. }} fails (no token to sample); use {t.literal.code}"),)
+    effects = (effect("candle", f"Sampling::TopK {{ k: 0, .. }} fails (no token to sample); use {t.literal.code}"),)
     pointer, where = s.at("top_k")
     message = (
         f"{where}top_k 0 turns top-k off in transformers, but candle's Sampling::TopK with k 0 (--top-k 0 in its "
-        f"example) fails at the first token; candle-llama needs {t.literal.code}"
+        f"example) fails at the first token; candle needs {t.literal.code}"
     )
     yield Finding(message, pointer, effects)

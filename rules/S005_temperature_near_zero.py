@@ -38,9 +38,9 @@ def check(ctx):
         return
     pointer, where = s.at("temperature")
     if t > 0:
-        if "candle-llama" not in s.consumers:
+        if "candle" not in s.consumers:
             return
-        effects = (effect("candle-llama", "LogitsProcessor::new(seed, Some(t), ..) decodes greedily below 1e-7"),)
+        effects = (effect("candle", "LogitsProcessor::new(seed, Some(t), ..) decodes greedily below 1e-7"),)
         yield Finding(
             f"{where}temperature {t} is below 1e-7: candle's LogitsProcessor::new decodes greedily (argmax), while "
             "transformers samples at that temperature",
@@ -48,7 +48,7 @@ def check(ctx):
         )
         return
     consequences = {
-        "candle-llama": "decodes greedily (Sampling::ArgMax in its llama example)",
+        "candle": "decodes greedily (Sampling::ArgMax in its llama example)",
         "mlx-lm": "decodes greedily" if t == 0 else "divides the log-probs by a negative number and favours the least likely tokens",
     }
     effects = tuple(effect(n, consequences[n]) for n in s.consumers)

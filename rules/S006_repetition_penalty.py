@@ -37,9 +37,9 @@ def check(ctx):
     penalty = s.generation.values["repetition_penalty"]
     pointer, where = s.at("repetition_penalty")
     if penalty == 1.0:
-        if "candle-llama" not in s.consumers:
+        if "candle" not in s.consumers:
             return
-        effects = (effect("candle-llama", "its llama example applies --repeat-penalty 1.1 over the last 128 tokens"),)
+        effects = (effect("candle", "its llama example applies --repeat-penalty 1.1 over the last 128 tokens"),)
         yield Finding(
             f"{where}no repetition penalty in transformers (1.0), but candle's llama example applies 1.1 over the last "
             "128 tokens unless run with --repeat-penalty 1",
@@ -47,7 +47,7 @@ def check(ctx):
         )
         return
     windows = {
-        "candle-llama": "only over the last --repeat-last-n tokens (128 by default) in its llama example",
+        "candle": "only over the last --repeat-last-n tokens (128 by default) in its llama example",
         "mlx-lm": "only over the last repetition_context_size tokens (20 by default), and not from its command line",
     }
     effects = tuple(effect(n, windows[n]) for n in s.consumers)

@@ -28,7 +28,7 @@ NAME = "generation-config-ignored"
 SEVERITY = "warning"
 
 IGNORES = {
-    "candle-llama": "never reads generation_config.json",
+    "candle": "never reads generation_config.json",
     "mlx-lm": "reads only eos_token_id from generation_config.json",
 }
 

@@ -36,7 +36,7 @@ def check(ctx):
     wanted, config_eos = s.generation.values["eos_token_id"], s.generation.config_eos
     if same("eos_token_id", wanted, config_eos):
         return
-    readers = {"candle-llama": config_eos, "mlx-lm": wanted if wanted else config_eos}
+    readers = {"candle": config_eos, "mlx-lm": wanted if wanted else config_eos}
     effects = tuple(
         effect(n, f"stops on {show(readers[n])}") for n in s.consumers if not same("eos_token_id", readers[n], wanted)
     )

@@ -39,7 +39,7 @@ def check(ctx):
     written = [k for k in WARPERS if s.generation.written(k) and values[k] != DEFAULTS[k]]
     if not written:
         return
-    greedy = {"candle-llama": "--temperature 0 (Sampling::ArgMax)", "mlx-lm": "--temp 0"}
+    greedy = {"candle": "--temperature 0 (Sampling::ArgMax)", "mlx-lm": "--temp 0"}
     effects = tuple(effect(n, f"matches only with {greedy[n]}") for n in s.consumers)
     listed = ", ".join(f"{k} {show(values[k])}" for k in written)
     pointer, where = s.at(written[0])

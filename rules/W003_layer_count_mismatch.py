@@ -14,7 +14,7 @@ model silently runs without its last layers.
 ```json
 {"num_hidden_layers": 4}
 ```
-with weights holding layers 0-2: candle-llama panics at load (cannot find tensor
+with weights holding layers 0-2: candle panics at load (cannot find tensor
 model.layers.3.self_attn.q_proj.weight).
 
 ## Fix safety

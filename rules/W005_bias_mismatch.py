@@ -42,7 +42,7 @@ def check(ctx):
     for key, label, belongs in (("attention_bias", "attention", is_attention_bias), ("mlp_bias", "MLP", is_mlp_bias)):
         stored = [n for n in ctx.weights.tensors if belongs(n)]
         wanted = _all_biases(ctx, belongs)
-        flag = ctx.intent.values[key] is True
+        flag = ctx.intent.values.get(key) is True
         if stored and not flag:
             effects = _effects(ctx, stored, unused=True)
             message = f"{key} is false, but the weights hold {len(stored)} {label} bias tensor(s) ({some(stored)})"

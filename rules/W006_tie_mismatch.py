@@ -16,7 +16,7 @@ in the safetensors checkpoint (headers only).
 ```json
 {"tie_word_embeddings": false}
 ```
-with no `lm_head.weight` stored: candle-llama refuses to load (cannot find tensor lm_head.weight).
+with no `lm_head.weight` stored: candle refuses to load (cannot find tensor lm_head.weight).
 
 ## Fix safety
 Safe when the key is absent and a head is stored: writing `false` keeps what transformers reads and

@@ -12,7 +12,7 @@ with randomly initialised weights after a warning. Unknown tensors are ignored b
 refused by strict ones (mlx-lm, llama.cpp's converter).
 
 ## Example
-A checkpoint without `model.norm.weight`: candle-llama refuses to load (cannot find tensor
+A checkpoint without `model.norm.weight`: candle refuses to load (cannot find tensor
 model.norm.weight).
 
 ## Fix safety

@@ -25,6 +25,14 @@ SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"
 TF5_SAMPLES = {
     "smollm2-135m-instruct-tf5": "smollm2-135m-instruct",
     "llama-3.2-1b-tf5": "llama-3.2-1b",
+    "qwen2.5-0.5b-instruct-tf5": "qwen2.5-0.5b-instruct",
+    "mistral-7b-v0.3-tf5": "mistral-7b-v0.3",
+    "mixtral-8x7b-v0.1-tf5": "mixtral-8x7b-v0.1",
+    "gemma-2b-tf5": "gemma-2b",
+    "gemma-3-1b-it-tf5": "gemma-3-1b-it",
+    "phi-3-mini-4k-instruct-tf5": "phi-3-mini-4k-instruct",
+    "qwen1.5-moe-a2.7b-tf5": "qwen1.5-moe-a2.7b",
+    "qwen3-30b-a3b-tf5": "qwen3-30b-a3b",
 }
 
 # The committed files were written by this version; another 5.x writes a different

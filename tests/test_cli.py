@@ -33,7 +33,7 @@ def test_transformers5_sample_exits_1_with_the_consequence(in_repo, capsys):
     lines = out.splitlines()
     assert lines[0].startswith(f"{TF5}/config.json:8:3: D001 dtype \"bfloat16\" has no torch_dtype twin")
     assert lines[1] == (
-        f"{TF5}/config.json:27:5: R001 rope_theta 100000 is only in rope_parameters: candle-llama, transformers-4 and "
+        f"{TF5}/config.json:27:5: R001 rope_theta 100000 is only in rope_parameters: candle, transformers-4 and "
         "mlx-lm will use 10000.0 (default); mistralrs refuses to load (missing field `rope_theta`)"
     )
 
@@ -45,7 +45,7 @@ def test_json_contract(in_repo, capsys):
     f = findings[1]
     for key in ("code", "severity", "message", "path", "line", "column", "pointer", "consumers", "fix"):
         assert key in f
-    assert (f["code"], f["severity"], f["pointer"], f["consumers"]) == ("R001", "error", "/rope_parameters/rope_theta", ["candle-llama", "transformers-4", "mlx-lm", "mistralrs"])
+    assert (f["code"], f["severity"], f["pointer"], f["consumers"]) == ("R001", "error", "/rope_parameters/rope_theta", ["candle", "transformers-4", "mlx-lm", "mistralrs"])
     assert f["fix"] == {"message": 'add top-level "rope_theta": 100000', "applicability": "safe", "edits": [{"op": "set", "pointer": "/rope_theta", "value": 100000}]}
 
 
@@ -53,7 +53,7 @@ def test_view_json_contract(in_repo, capsys):
     code, out, _ = run(capsys, "view", TF5, "--format", "json")
     [entry] = json.loads(out)
     assert code == 0 and entry["path"] == f"{TF5}/config.json"
-    candle = entry["consumers"]["candle-llama"]
+    candle = entry["consumers"]["candle"]
     assert candle["outcome"] == "loads" and candle["message"] is None
     assert candle["values"]["rope_theta"] == 10000.0 and entry["intent"]["rope_theta"] == 100000
     assert set(candle["values"]) == {
@@ -63,17 +63,25 @@ def test_view_json_contract(in_repo, capsys):
 
 
 def test_view_table_marks_divergence(in_repo, capsys):
-    code, out, _ = run(capsys, "view", TF5, "--consumer", "candle-llama")
+    code, out, _ = run(capsys, "view", TF5, "--consumer", "candle")
     row = next(line for line in out.splitlines() if line.startswith("rope_theta"))
     assert row.split() == ["rope_theta", "100000", "10000.0", "!"]
 
 
-def test_not_applicable_is_said_not_guessed(in_repo, capsys):
-    code, out, _ = run(capsys, "check", "samples/qwen3-0.6b", "--format", "json")
+def test_a_family_nobody_models_is_reported_unchecked(in_repo, capsys, write_config):
+    model = write_config({"model_type": "falcon", "hidden_size": 64})
+    code, out, _ = run(capsys, "check", str(model), "--format", "json")
     [finding] = json.loads(out)
-    assert code == 0 and finding["code"] == "M001" and finding["severity"] == "info"
-    code, out, _ = run(capsys, "view", "samples/qwen3-0.6b", "--format", "json")
-    assert json.loads(out)[0]["consumers"]["candle-llama"]["outcome"] == "not-applicable"
+    assert code == 1 and finding["code"] == "M001" and finding["severity"] == "warning"
+    code, out, _ = run(capsys, "view", str(model), "--format", "json")
+    assert json.loads(out)[0]["consumers"]["candle"]["outcome"] == "not-applicable"
+
+
+def test_a_runtime_without_the_family_says_so_for_itself(in_repo, capsys):
+    code, out, _ = run(capsys, "check", "samples/gemma-3-1b-it", "--format", "json")
+    [finding] = [f for f in json.loads(out) if f["code"] == "M002"]
+    assert finding["severity"] == "info"
+    assert "mistralrs" in finding["consumers"] and "mistral.rs 0.9 has no gemma3_text loader" in finding["message"]
 
 
 def test_several_paths_and_a_config_file_path(in_repo, capsys):
@@ -123,7 +131,7 @@ def test_bad_content_is_a_finding(content, code, rule, write_config, capsys):
 def test_bom_and_nan_name_the_runtimes_that_fail(write_config, capsys):
     nan = dict(family()["tf4-default"], rms_norm_eps=float("nan"))
     _, out, _ = run(capsys, "check", str(write_config(json.dumps(nan))), "--format", "concise")
-    assert "candle-llama and mistralrs refuse to load (expected value)" in out
+    assert "candle and mistralrs refuse to load (expected value)" in out
 
 
 def test_huge_file_is_a_finding(write_config, capsys, tmp_path):

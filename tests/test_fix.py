@@ -276,8 +276,8 @@ def test_transformers5_reads_the_same_after_the_fix(name, fixed_family):
 @pytest.mark.parametrize("name", [n for n, _ in CASES])
 def test_candle_view_equals_intent_after_the_fix(name, fixed_family):
     _, after = fixed_family[name]
-    ctx = context_of(document.load(after / "config.json"), [consumers.get("candle-llama")])
-    view = ctx.views["candle-llama"]
+    ctx = context_of(document.load(after / "config.json"), [consumers.get("candle")])
+    view = ctx.views["candle"]
     kind = ctx.intent.values["rope_scaling"]["rope_type"] if ctx.intent.values["rope_scaling"] else "default"
     if kind not in ("default", "llama3"):
         # candle has no other scaling: after the fix it refuses loudly instead of running unscaled.

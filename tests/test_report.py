@@ -98,7 +98,7 @@ def test_sarif_safe_fixes_are_replacements_that_do_what_fix_does(in_repo, capsys
     assert json.loads(patched) == dict(json.loads(original), rope_theta=100000)
     # The same edit `cfglint fix` makes, line for line.
     (tmp_path / "config.json").write_text(original)
-    main(["fix", str(tmp_path), "--write", "--isolated", "--consumer", "candle-llama"])
+    main(["fix", str(tmp_path), "--write", "--isolated", "--consumer", "candle"])
     fixed_lines = (tmp_path / "config.json").read_text().splitlines()
     assert set(patched.splitlines()) <= set(fixed_lines)
 

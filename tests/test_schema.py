@@ -20,16 +20,18 @@ from cfglint.cli import main
 from cfglint.consumers.base import NOT_APPLICABLE
 from cfglint.intent import intent_of
 from tests.conftest import sample_dirs
+from cfglint import knowledge
+from tests.families import all_cases
 from tests.family import family
 
 # Profiles that are a serde deserialization: the schema is exactly the reading contract, so the verdicts
 # must agree both ways. Later failures (a shape check, a panic in into_config) happen after reading.
-SERDE_PROFILES = [name for name in ("candle-llama", "mistralrs") if name in consumers.names()]
+SERDE_PROFILES = [name for name in ("candle", "mistralrs") if name in consumers.names()]
 READ_FAILURES = {"missing", "type", "variant"}
 
 
-def exported(capsys, name: str) -> dict:
-    assert main(["schema", name]) == 0
+def exported(capsys, name: str, family: str | None = None) -> dict:
+    assert main(["schema", name, *(["--family", family] if family else [])]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -70,14 +72,15 @@ def real_configs() -> dict[str, bytes]:
     return configs
 
 
-def verdicts(name: str, schema: dict, configs: dict[str, bytes]):
+def verdicts(name: str, schema: dict, configs: dict[str, bytes], family: str = "llama"):
     """(config, schema says valid, the profile reads it) for every config the profile applies to."""
     validator = Draft202012Validator(schema)
     consumer = consumers.get(name)
     for label, raw in configs.items():
         doc = document.parse(Path("config.json"), raw)
-        view = consumer.view(doc, intent_of(doc.data))
-        if view.outcome == NOT_APPLICABLE:
+        intent = intent_of(doc.data)
+        view = consumer.view(doc, intent)
+        if view.outcome == NOT_APPLICABLE or intent.family != family:
             continue
         reads = view.failure is None or view.failure.kind not in READ_FAILURES
         yield label, validator.is_valid(json.loads(raw)), reads, view
@@ -107,7 +110,7 @@ def test_schema_verdict_equals_what_serde_reads(name, capsys):
 
 
 def test_candle_schema_rejects_what_candle_rejects(capsys):
-    schema = exported(capsys, "candle-llama")
+    schema = exported(capsys, "candle")
     validator = Draft202012Validator(schema)
     linear = family()["tf4-linear"]  # candle's Llama3RopeConfig has no linear variant
     assert not validator.is_valid(linear)
@@ -117,3 +120,15 @@ def test_candle_schema_rejects_what_candle_rejects(capsys):
 def test_unknown_consumer_is_exit_2(capsys):
     assert main(["schema", "vllm"]) == 2
     assert "unknown consumer 'vllm'" in capsys.readouterr().err
+
+
+FAMILY_PROFILES = [(name, f) for name in consumers.names() for f in sorted(knowledge.entries(name))]
+
+
+@pytest.mark.parametrize("name, family", FAMILY_PROFILES, ids=[f"{n}-{f}" for n, f in FAMILY_PROFILES])
+def test_family_schema_accepts_every_config_of_the_family_it_reads(name, family, capsys):
+    schema = exported(capsys, name, family)
+    Draft202012Validator.check_schema(schema)
+    configs = {**real_configs(), **{f"generated:{k}": json.dumps(v).encode() for k, v in all_cases(with_resaved=False).items()}}
+    rejected = [label for label, valid, _, view in verdicts(name, schema, configs, family) if view.outcome == "loads" and not valid]
+    assert rejected == []

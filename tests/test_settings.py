@@ -127,11 +127,11 @@ def test_severity_override_by_prefix_and_code(project, capsys):
 
 def test_consumers_setting_and_the_command_line_override(project, capsys):
     model = project.add_model(TF5, "m")
-    (project / ".cfglint.toml").write_text('consumers = ["candle-llama"]\n')
+    (project / ".cfglint.toml").write_text('consumers = ["candle"]\n')
     main(["view", str(model), "--format", "json"])
-    assert list(json.loads(capsys.readouterr().out)[0]["consumers"]) == ["candle-llama"]
+    assert list(json.loads(capsys.readouterr().out)[0]["consumers"]) == ["candle"]
     (project / ".cfglint.toml").write_text('consumers = ["nope"]\n')
-    code, _, err = check(capsys, model, "--consumer", "candle-llama")
+    code, _, err = check(capsys, model, "--consumer", "candle")
     assert code == 2 and "unknown consumer 'nope'" in err  # a bad file is reported even when overridden
 
 
@@ -221,7 +221,7 @@ def test_fix_leaves_suppressed_findings_alone(project, capsys):
         ('select = ["R999", "Q"]\nignore = ["r001"]\n', "unknown rule codes 'R999' in select, 'Q' in select, 'r001' in ignore"),
         ('[severity]\nZ1 = "error"\n', "'Z1' in severity"),
         ('[severity]\nR001 = "fatal"\n', "severity must be a table"),
-        ('consumers = ["candle-llama", "vllm"]\n', "unknown consumer 'vllm'"),
+        ('consumers = ["candle", "vllm"]\n', "unknown consumer 'vllm'"),
         ('consumers = []\n', "consumers must name at least one runtime"),
         ('select = "R"\n', "select must be a list of strings"),
         ('plugins = "yes"\n', "plugins must be true, false or a list"),

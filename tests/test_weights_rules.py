@@ -22,7 +22,7 @@ from tests.test_weights_header import TINY, llama_shapes, safetensors_bytes, wri
 
 
 def findings(capsys, directory, *extra):
-    code = main(["check", str(directory), "--format", "json", "--consumer", "candle-llama", *extra])
+    code = main(["check", str(directory), "--format", "json", "--consumer", "candle", *extra])
     out, err = capsys.readouterr()
     assert "Traceback" not in err
     return code, json.loads(out)
@@ -118,14 +118,14 @@ def test_stray_shard_without_an_index_names_the_runtimes_that_glob(tmp_path):
     model = tmp_path / "m"
     write_model(model, TINY)
     write_checkpoint(model, {"model.norm.weight": (16,)}, "model-00002-of-00002.safetensors")
-    ctx = context(model, {"mlx-lm": {}, "candle-llama": {}, "llama-cpp": {}})
+    ctx = context(model, {"mlx-lm": {}, "candle": {}, "llama-cpp": {}})
     [finding] = [f for f in run_rules(ctx) if f.code == "W002"]
     assert finding.consumers == ["mlx-lm", "llama-cpp"]
     assert finding.message.startswith("model-00002-of-00002.safetensors sits beside model.safetensors with no index")
 
 
 def test_stray_shard_beside_an_index_is_read_by_mlx_only(in_repo):
-    ctx = context(ROOT / "samples" / "weights-sharded-stray", {"mlx-lm": {}, "candle-llama": {}, "llama-cpp": {}})
+    ctx = context(ROOT / "samples" / "weights-sharded-stray", {"mlx-lm": {}, "candle": {}, "llama-cpp": {}})
     [finding] = [f for f in run_rules(ctx) if f.code == "W002"]
     assert finding.consumers == ["mlx-lm"]
 
@@ -148,7 +148,7 @@ def test_missing_layer_panics_candle_and_offers_an_unsafe_fix(tmp_path, capsys):
     _, found = findings(capsys, model)
     w = only(found, "W003")
     assert w["message"].startswith("num_hidden_layers is 3, but the weights hold 2 layer(s) (0-1); layer(s) 2 are missing")
-    assert effect(w, "candle-llama") == {"consumer": "candle-llama", "outcome": "panic", "value": None,
+    assert effect(w, "candle") == {"consumer": "candle", "outcome": "panic", "value": None,
                                          "detail": "cannot find tensor model.layers.2.self_attn.q_proj.weight"}
     assert w["fix"] == {"message": "set num_hidden_layers to 2", "applicability": "unsafe",
                         "edits": [{"op": "set", "pointer": "/num_hidden_layers", "value": 2}]}
@@ -162,7 +162,7 @@ def test_extra_layer_is_ignored_by_candle(tmp_path, capsys):
     _, found = findings(capsys, write_model(tmp_path / "m", edited(num_hidden_layers=1)))
     w = only(found, "W003")
     assert "layer(s) 1 are never loaded" in w["message"]
-    assert effect(w, "candle-llama")["outcome"] == "ignores"
+    assert effect(w, "candle")["outcome"] == "ignores"
 
 
 def test_a_gap_in_the_layers_gets_no_fix(tmp_path, capsys):
@@ -193,7 +193,7 @@ def test_missing_kv_heads_gets_the_count_the_weights_imply(tmp_path, capsys):
     _, found = findings(capsys, model)
     w = only(found, "W004")
     assert w["fix"]["edits"] == [{"op": "set", "pointer": "/num_key_value_heads", "value": 2}]
-    assert effect(w, "candle-llama")["outcome"] == "panic"
+    assert effect(w, "candle")["outcome"] == "panic"
     main(["fix", "--write", "--unsafe-fixes", str(model)])
     capsys.readouterr()
     assert codes(capsys, model) == []
@@ -229,7 +229,7 @@ def test_stored_biases_with_the_flag_false(tmp_path, capsys):
     _, found = findings(capsys, write_model(tmp_path / "m", edited(attention_bias=False), biased(TINY)))
     w = only(found, "W005")
     assert w["message"].startswith("attention_bias is false, but the weights hold 6 attention bias tensor(s)")
-    assert effect(w, "candle-llama") == {"consumer": "candle-llama", "outcome": "ignores", "value": None, "detail": "never requested"}
+    assert effect(w, "candle") == {"consumer": "candle", "outcome": "ignores", "value": None, "detail": "never requested"}
     assert w["fix"] is None  # o_proj has no bias: true would not describe these weights either
 
 
@@ -249,10 +249,10 @@ def test_flag_true_without_tensors_is_a_warning(tmp_path, capsys):
 
 def test_biases_split_the_runtimes(tmp_path):
     model = write_model(tmp_path / "m", TINY, biased(TINY))
-    ctx = context(model, {"candle-llama": {}, "mlx-lm": {}, "llama-cpp": {}, "transformers-5": {}})
+    ctx = context(model, {"candle": {}, "mlx-lm": {}, "llama-cpp": {}, "transformers-5": {}})
     [finding] = [f for f in run_rules(ctx) if f.code == "W005"]
     outcomes = {e.consumer: e.outcome for e in finding.effects}
-    assert outcomes == {"candle-llama": "ignores", "mlx-lm": "error", "llama-cpp": "uses", "transformers-5": "warns"}
+    assert outcomes == {"candle": "ignores", "mlx-lm": "error", "llama-cpp": "uses", "transformers-5": "warns"}
 
 
 # --- W006 tied head ------------------------------------------------------------------------------------------------
@@ -263,14 +263,14 @@ def test_untied_without_a_head(tmp_path, capsys):
     _, found = findings(capsys, write_model(tmp_path / "m", TINY, shapes))
     w = only(found, "W006")
     assert w["severity"] == "error"
-    assert effect(w, "candle-llama") == {"consumer": "candle-llama", "outcome": "error", "value": None, "detail": "cannot find tensor lm_head.weight"}
+    assert effect(w, "candle") == {"consumer": "candle", "outcome": "error", "value": None, "detail": "cannot find tensor lm_head.weight"}
     assert w["fix"]["applicability"] == "unsafe" and w["fix"]["edits"][0]["value"] is True
 
 
 def test_tied_with_a_head_stored(tmp_path, capsys):
     _, found = findings(capsys, write_model(tmp_path / "m", edited(tie_word_embeddings=True), llama_shapes(TINY)))
     w = only(found, "W006")
-    assert w["severity"] == "warning" and effect(w, "candle-llama")["outcome"] == "ignores"
+    assert w["severity"] == "warning" and effect(w, "candle")["outcome"] == "ignores"
 
 
 def test_absent_tie_with_a_head_gets_a_safe_fix(tmp_path, capsys):
@@ -286,7 +286,7 @@ def test_absent_tie_with_a_head_gets_a_safe_fix(tmp_path, capsys):
 
 def test_absent_tie_is_read_differently_by_mlx(tmp_path):
     model = write_model(tmp_path / "m", edited(tie_word_embeddings=None), llama_shapes(TINY))
-    ctx = context(model, {"candle-llama": {}, "mlx-lm": {"tie_word_embeddings": True}})
+    ctx = context(model, {"candle": {}, "mlx-lm": {"tie_word_embeddings": True}})
     [finding] = [f for f in run_rules(ctx) if f.code == "W006"]
     assert [(e.consumer, e.outcome) for e in finding.effects] == [("mlx-lm", "drops")]
 
@@ -346,7 +346,7 @@ def test_pickle_weights_are_never_opened(tmp_path, capsys):
     code, found = findings(capsys, model)
     w = only(found, "W009")
     assert w["message"].startswith("the only weights are pickle files (pytorch_model.bin): cfglint does not open pickles")
-    assert effect(w, "candle-llama")["outcome"] == "error" and w["severity"] == "warning"
+    assert effect(w, "candle")["outcome"] == "error" and w["severity"] == "warning"
     assert not marker.exists()
 
 
@@ -355,10 +355,10 @@ def test_missing_and_foreign_tensors_are_W010(tmp_path, capsys):
     del shapes["model.norm.weight"]
     shapes["model.vision_tower.weight"] = (4, 4)
     _, found = findings(capsys, write_model(tmp_path / "m", TINY, shapes))
-    messages = [(f["message"], effect(f, "candle-llama")["outcome"]) for f in found if f["code"] == "W010"]
+    messages = [(f["message"], effect(f, "candle")["outcome"]) for f in found if f["code"] == "W010"]
     assert messages == [
-        ("the weights lack 1 tensor(s) the config requires (model.norm.weight): candle-llama refuses to load (cannot find tensor model.norm.weight)", "error"),
-        ("the weights hold 1 tensor(s) that no part of the Llama layout uses (model.vision_tower.weight): candle-llama ignores them (never requested)", "ignores"),
+        ("the weights lack 1 tensor(s) the config requires (model.norm.weight): candle refuses to load (cannot find tensor model.norm.weight)", "error"),
+        ("the weights hold 1 tensor(s) that no part of the Llama layout uses (model.vision_tower.weight): candle ignores them (never requested)", "ignores"),
     ]
 
 
@@ -374,11 +374,11 @@ def test_quantized_and_non_llama_checkpoints_are_not_compared(tmp_path, capsys):
 
 def test_view_json_has_weight_facts_per_consumer(tmp_path, capsys):
     model = write_model(tmp_path / "m", edited(num_hidden_layers=3))
-    main(["view", str(model), "--format", "json", "--consumer", "candle-llama"])
+    main(["view", str(model), "--format", "json", "--consumer", "candle"])
     [view] = json.loads(capsys.readouterr().out)
     weights = view["weights"]
     assert weights["files"] == ["model.safetensors"] and weights["tensors"] == len(llama_shapes(TINY))
-    candle = weights["consumers"]["candle-llama"]
+    candle = weights["consumers"]["candle"]
     assert candle["outcome"] == "panic" and candle["message"] == "cannot find tensor model.layers.2.self_attn.q_proj.weight"
     assert len(candle["missing"]) == 9 and candle["unused"] == [] and candle["mismatched"] == []
     assert weights["consumers"][loading.REFERENCE]["outcome"] == "warns"
@@ -386,12 +386,12 @@ def test_view_json_has_weight_facts_per_consumer(tmp_path, capsys):
 
 def test_view_table_has_weight_rows(tmp_path, capsys):
     model = write_model(tmp_path / "m", edited(num_hidden_layers=1))
-    main(["view", str(model), "--consumer", "candle-llama"])
+    main(["view", str(model), "--consumer", "candle"])
     out = capsys.readouterr().out
     rows = {line.split("  ")[0]: line.split() for line in out.splitlines()}
     assert rows["weights"][-2:] == ["warns", "loads"]
     assert rows["unused tensors"][-2:] == ["9", "9"]
-    assert "candle-llama weights: loads: unused: model.layers.1.self_attn.q_proj.weight, " in out
+    assert "candle weights: loads: unused: model.layers.1.self_attn.q_proj.weight, " in out
 
 
 def test_view_of_a_config_only_directory_has_no_weights_key(in_repo, capsys):

@@ -295,7 +295,7 @@ def explain(code: str = typer.Argument(..., help="A rule code such as R001, or i
 @app.command()
 def sampling(
     path: str = typer.Argument(..., metavar="PATH", help="A model directory or its config.json."),
-    consumer: Optional[List[str]] = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Only this runtime (repeatable): candle-llama, mlx-lm."),
+    consumer: Optional[List[str]] = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Only this runtime (repeatable): candle, mlx-lm."),
     logits: Optional[str] = typer.Option(None, "--logits", metavar="FILE.npy", help="Measure on this logits vector (last position of a .npy array)."),
     logits_json: Optional[str] = typer.Option(None, "--logits-json", metavar="FILE", help="Measure on a logits vector saved as a JSON array."),
     prompt: Optional[str] = typer.Option(None, "--prompt", help="Measure on transformers 5's next-token logits for this prompt (needs the weights and the logits extra)."),
@@ -308,11 +308,14 @@ def sampling(
 
 
 @app.command()
-def schema(name: str = typer.Argument(..., metavar="CONSUMER", help="A runtime, e.g. candle-llama.")) -> int:
+def schema(
+    name: str = typer.Argument(..., metavar="CONSUMER", help="A runtime, e.g. candle."),
+    family: Optional[str] = typer.Option(None, "--family", metavar="MODEL_TYPE", help="A model family, e.g. qwen2 (default: llama)."),
+) -> int:
     """Print what a runtime reads from config.json as JSON Schema, for any JSON Schema validator."""
     from cfglint.report.json_schema import consumer_schema
 
-    sys.stdout.write(consumer_schema(name))
+    sys.stdout.write(consumer_schema(name, family))
     return EXIT_CLEAN
 
 

@@ -60,15 +60,27 @@ class Intent(Reading):
     dims: dict[str, Any] = field(default_factory=dict)
     dtype: str | None = None
     rope_pointer: str = ""  # where the RoPE settings transformers 5 uses are written
+    family: str | None = None  # the model family cfglint models this config as; None when it models none
 
     @property
     def is_llama(self) -> bool:
-        if self.model_type is not None:
-            return self.model_type in LLAMA_MODEL_TYPES
-        return "LlamaForCausalLM" in self.architectures
+        return self.family == "llama"
 
 
-def resolve_rope(config: dict) -> tuple[float, dict | None, str, dict[str, str]]:
+def family_of(config: dict) -> str | None:
+    """The family whose semantics apply: `model_type`, or without one, a LlamaForCausalLM architecture."""
+    from cfglint.knowledge.transformers5 import FAMILIES
+
+    kind = config.get("model_type")
+    if isinstance(kind, str):
+        return kind if kind in LLAMA_MODEL_TYPES or kind in FAMILIES else None
+    architectures = config.get("architectures")
+    if isinstance(architectures, list) and "LlamaForCausalLM" in architectures:
+        return "llama"
+    return None
+
+
+def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA) -> tuple[float, dict | None, str, dict[str, str]]:
     """transformers 5's RoPE resolution: (theta, scaling or None, rope_type, sources of theta and scaling)."""
     scaling, params = config.get("rope_scaling"), config.get("rope_parameters")
     chosen_pointer = "/rope_scaling" if scaling else "/rope_parameters"
@@ -82,9 +94,11 @@ def resolve_rope(config: dict) -> tuple[float, dict | None, str, dict[str, str]]
         chosen["rope_theta"] = config["rope_theta"]
         sources["rope_theta"] = "/rope_theta"
     else:
-        chosen["rope_theta"] = DEFAULT_THETA
+        chosen["rope_theta"] = default_theta
         sources["rope_theta"] = DEFAULT
     kind = chosen.setdefault("rope_type", chosen.get("type", "default"))
+    if not isinstance(kind, str):
+        kind = chosen["rope_type"] = repr(kind)  # an object or list as rope_type: transformers 5 refuses it
     if kind in ("llama3", "yarn", "longrope"):
         if "original_max_position_embeddings" in config:
             chosen["original_max_position_embeddings"] = config["original_max_position_embeddings"]
@@ -96,7 +110,13 @@ def resolve_rope(config: dict) -> tuple[float, dict | None, str, dict[str, str]]
 
 
 def intent_of(config: dict) -> Intent:
+    family = family_of(config)
+    if family is not None and family != "llama":
+        from cfglint.readers.intent import family_intent
+
+        return family_intent(config, family)
     intent = Intent(
+        family=family,
         model_type=config.get("model_type") if isinstance(config.get("model_type"), str) else None,
         architectures=[a for a in config.get("architectures") or [] if isinstance(a, str)]
         if isinstance(config.get("architectures"), list)

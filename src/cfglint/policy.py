@@ -31,11 +31,14 @@ class Policy:
     def __init__(self, settings: Settings, rules: list[Rule], known_consumers: list[str], chosen: list[str] | None = None):
         self.settings = settings
         _check_selectors(settings, [r.code for r in rules])
-        unknown = [n for n in settings.consumers or () if n not in known_consumers]
+        from cfglint.consumers import canonical
+
+        chosen_in_settings = [canonical(n) for n in settings.consumers] if settings.consumers else None
+        unknown = [n for n in chosen_in_settings or () if n not in known_consumers]
         if unknown:
             raise UsageError(f"{settings.source}: unknown consumer{_s(unknown)} {_quoted(unknown)} (known: {', '.join(known_consumers)})")
         # --consumer on the command line wins over the configuration.
-        self.consumer_names = list(chosen or settings.consumers or known_consumers)
+        self.consumer_names = list(chosen or chosen_in_settings or known_consumers)
         self.rules = [r for r in rules if self.enabled(r.code)]
 
     def enabled(self, code: str) -> bool:

@@ -20,6 +20,17 @@ KEYS = (
     "rms_norm_eps",
     "eos_token_id",
 )
+# What the non-Llama families add: local RoPE, partial rotary, windows, the attention scale and soft-capping.
+FAMILY_KEYS = (
+    "rope_local_base_freq",
+    "partial_rotary_factor",
+    "sliding_window",
+    "layer_types",
+    "query_pre_attn_scalar",
+    "attn_logit_softcapping",
+    "final_logit_softcapping",
+)
+ALL_KEYS = KEYS + FAMILY_KEYS
 DIMS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
 
 # Where a value came from, when not from a key in the file.
@@ -106,4 +117,33 @@ def show(value: Any) -> str:
         return f"{kind}({inner})"
     if isinstance(value, str):
         return f'"{value}"'
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return _runs(value)
     return str(value)
+
+
+def _runs(items: list[str]) -> str:
+    """A per-layer list, compressed: Gemma 3 1B's 26 layers are [(sliding x5, full) x4, sliding x2]."""
+    for period in range(1, len(items) // 2 + 1):
+        repeats = 1
+        while items[repeats * period:(repeats + 1) * period] == items[:period]:
+            repeats += 1
+        if repeats >= 2 and len(items) - repeats * period < period and items[repeats * period:] == items[: len(items) - repeats * period]:
+            unit = _run_length(items[:period])
+            tail = items[repeats * period:]
+            unit = f"({unit}) x{repeats}" if period > 1 else f"{unit} x{repeats}"
+            return "[" + unit + (", " + _run_length(tail) if tail else "") + "]"
+    return "[" + _run_length(items) + "]"
+
+
+def _run_length(items: list[str]) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(items):
+        j = i
+        while j < len(items) and items[j] == items[i]:
+            j += 1
+        name = items[i].removesuffix("_attention")
+        out.append(name if j - i == 1 else f"{name} x{j - i}")
+        i = j
+    return ", ".join(out)

@@ -53,6 +53,8 @@ class Context:
     def diverging(self, key: str) -> list[tuple[str, View]]:
         """Consumers whose value for key differs from what transformers means."""
         assert self.intent is not None
+        if key not in self.intent.values:
+            return []
         want = self.intent.values[key]
         return [(n, v) for n, v in self.loaded() if key in v.values and not same(key, v.values[key], want)]
 
@@ -144,7 +146,7 @@ def load_plugins(names: list[str] | None = None) -> list[Rule]:
 
 
 def describe(effects: Iterable[Effect]) -> str:
-    """'candle-llama and mlx-lm will use 10000.0; mistralrs refuses to load (missing field `rope_theta`)'."""
+    """'candle and mlx-lm will use 10000.0; mistralrs refuses to load (missing field `rope_theta`)'."""
     from cfglint.reading import show
 
     groups: dict[tuple[str, str], list[str]] = {}

@@ -30,6 +30,7 @@ class Result:
 class Session:
     def __init__(self, consumer_names: list[str] | None = None, config: str | None = None, isolated: bool = False):
         known = consumers.names()
+        consumer_names = [consumers.canonical(n) for n in consumer_names] if consumer_names else consumer_names
         unknown = [n for n in consumer_names or [] if n not in known]
         if unknown:
             raise UsageError(f"unknown consumer {', '.join(map(repr, unknown))} (known: {', '.join(known)})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cfglint.reading import KEYS, same, show
+from cfglint.reading import ALL_KEYS, same, show
 from cfglint.weights import report as weights_report
 
 
@@ -40,7 +40,7 @@ def render_table(results) -> str:
         header = ["key", "transformers (intent)", *names]
         rows = [header]
         rows.append(["outcome", "loads", *[v.outcome for v in ctx.views.values()]])
-        for key in KEYS:
+        for key in [k for k in ALL_KEYS if k in ctx.intent.values]:
             want = ctx.intent.values[key]
             row = [key, show(want)]
             for v in ctx.views.values():

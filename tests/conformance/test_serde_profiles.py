@@ -1,4 +1,4 @@
-"""The candle-llama and mistralrs profiles against real serde: a Rust program with the runtimes' exact
+"""The candle and mistralrs profiles against real serde: a Rust program with the runtimes' exact
 config types (candle-transformers 0.11 `LlamaConfig`, mistral.rs `llama::Config`).
 
 For every sample, the generated family and the edge cases serde is strict about, the profile's outcome,
@@ -112,7 +112,7 @@ def replica():
 
 # The runtime's own activation names, for the aliases serde accepts.
 RUNTIME_ACTIVATION = {"gelu_new": "newgelu", "gelu_pytorch_tanh": "gelupytorchtanh"}
-PROFILES = {"candle": "candle-llama", "mistralrs": "mistralrs"}
+PROFILES = {"candle": "candle", "mistralrs": "mistralrs"}
 
 
 @pytest.mark.parametrize("runtime", sorted(PROFILES))
@@ -149,7 +149,7 @@ def test_every_variant_is_exercised():
     kinds = set()
     for text in VARIANTS.values():
         doc = document.parse(document.Path("config.json"), text.encode())
-        view = context_of(doc, [consumers.get("candle-llama")]).views.get("candle-llama")
+        view = context_of(doc, [consumers.get("candle")]).views.get("candle")
         if view is not None and view.failure is not None:
             kinds.add(view.failure.kind)
     assert {"missing", "type", "variant", "duplicate", "syntax", "shape"} <= kinds

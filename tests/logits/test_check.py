@@ -59,30 +59,30 @@ CASES = {
     "theta_only_nested": (
         {"rope_parameters": {"rope_type": "default", "rope_theta": 100000.0}},
         None,
-        verdicts(diverge="candle-llama transformers-4 mlx-lm", fail="mistralrs"),
+        verdicts(diverge="candle transformers-4 mlx-lm", fail="mistralrs"),
     ),
     "llama3_scaling_only_nested": (
         {"rope_parameters": LLAMA3},
         flat_theta,
-        verdicts(diverge="candle-llama transformers-4 mlx-lm mistralrs"),
+        verdicts(diverge="candle transformers-4 mlx-lm mistralrs"),
     ),
     "biases_dropped": (
         {"attention_bias": True, "mlp_bias": True},
         flat_theta,
-        verdicts(diverge="candle-llama mistralrs"),
+        verdicts(diverge="candle mistralrs"),
     ),
     "stored_biases_the_flags_turn_off": (
         {"attention_bias": True},
         biases_off,
         verdicts(diverge="llama-cpp", fail="mlx-lm"),
     ),
-    "activation_ignored": ({"hidden_act": "gelu"}, flat_theta, verdicts(diverge="candle-llama mlx-lm llama-cpp")),
-    "head_dim_ignored": ({"head_dim": 32}, flat_theta, verdicts(fail="candle-llama mistralrs")),
+    "activation_ignored": ({"hidden_act": "gelu"}, flat_theta, verdicts(diverge="candle mlx-lm llama-cpp")),
+    "head_dim_ignored": ({"head_dim": 32}, flat_theta, verdicts(fail="candle mistralrs")),
     "tie_default_differs": ({"tie_word_embeddings": False}, drop_tie, verdicts(diverge="mlx-lm")),
     "tied_but_head_stored": (
         {"tie_word_embeddings": False},
         tie_on,
-        verdicts(diverge="candle-llama transformers-4 mlx-lm mistralrs"),
+        verdicts(diverge="candle transformers-4 mlx-lm mistralrs"),
     ),
 }
 
@@ -152,7 +152,7 @@ def test_failures_carry_the_runtime_s_own_words(compared):
     _, comparisons = compared("theta_only_nested")
     assert comparisons["mistralrs"].message == "missing field `rope_theta`"
     _, comparisons = compared("head_dim_ignored")
-    assert "shape mismatch for model.layers.0.self_attn.q_proj.weight" in comparisons["candle-llama"].message
+    assert "shape mismatch for model.layers.0.self_attn.q_proj.weight" in comparisons["candle"].message
 
 
 def test_runtimes_with_the_same_reading_share_one_forward(tiny_llama, prompt_ids, monkeypatch):
@@ -165,12 +165,12 @@ def test_runtimes_with_the_same_reading_share_one_forward(tiny_llama, prompt_ids
     _, _, comparisons = check.compare(reference, plans_for(source), prompt_ids, 2, TOLERANCE)
     assert len(built) == 2  # the reference's values (transformers-5, llama-cpp) and theta 10000
     assert sorted(v["rope_theta"] for v in built) == [10000.0, 100000.0]
-    assert comparisons["candle-llama"].greedy_ids == comparisons["mlx-lm"].greedy_ids
+    assert comparisons["candle"].greedy_ids == comparisons["mlx-lm"].greedy_ids
 
 
 def test_a_tolerance_above_the_difference_turns_divergence_into_agreement_only_if_tokens_match(compared, prompt_ids):
     _, comparisons = compared("activation_ignored")
-    candle = comparisons["candle-llama"]
+    candle = comparisons["candle"]
     loose = check._verdict(candle, tolerance=candle.all_positions)
     assert loose.verdict == (AGREES if candle.first_divergent_step is None else DIVERGES)
     assert check._verdict(candle, tolerance=candle.all_positions / 2).verdict == DIVERGES

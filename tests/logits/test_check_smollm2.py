@@ -65,7 +65,7 @@ def test_older_runtimes_diverge_on_the_transformers_5_layout(before):
     logits = r001["logits"]
     assert logits["prompt"] == "The capital of France is" and logits["prompt_ids"] == PROMPT_IDS
     assert logits["reference"]["text"].startswith(" Paris")
-    for name in ("candle-llama", "transformers-4", "mlx-lm"):
+    for name in ("candle", "transformers-4", "mlx-lm"):
         figures = logits["consumers"][name]
         assert figures["verdict"] == "diverges"
         # Measured 0.787 at the last position, 1.22 over all five (torch 2.13 CPU); theta 10000 vs 100000.

@@ -82,12 +82,12 @@ def test_json_findings_carry_the_figures_of_the_runtimes_they_name(capsys, neste
     assert err == ""  # stderr is not a terminal: no progress display
     findings = {f["code"]: f for f in json.loads(out)}
     r001 = findings["R001"]
-    assert set(r001["logits"]["consumers"]) == set(r001["consumers"]) == {"candle-llama", "transformers-4", "mlx-lm", "mistralrs"}
+    assert set(r001["logits"]["consumers"]) == set(r001["consumers"]) == {"candle", "transformers-4", "mlx-lm", "mistralrs"}
     logits = r001["logits"]
     assert (logits["prompt"], logits["tokens"], logits["tolerance"]) == ("The capital of France is", 4, 1e-4)
     assert logits["prompt_ids"] == [3, 4, 5, 6, 7]  # the tiny tokenizer's ids for the default prompt
     assert len(logits["reference"]["greedy_ids"]) == 4 and logits["reference"]["text"]
-    for name in ("candle-llama", "transformers-4", "mlx-lm"):
+    for name in ("candle", "transformers-4", "mlx-lm"):
         figures = logits["consumers"][name]
         assert figures["verdict"] == "diverges"
         assert figures["max_abs_diff_all"] >= figures["max_abs_diff_last"] > 0.01
@@ -95,7 +95,7 @@ def test_json_findings_carry_the_figures_of_the_runtimes_they_name(capsys, neste
     mistralrs = logits["consumers"]["mistralrs"]
     assert mistralrs["verdict"] == "fails to load" and mistralrs["message"] == "missing field `rope_theta`"
     assert mistralrs["max_abs_diff_last"] is None and mistralrs["greedy_ids"] is None
-    measured = {"candle-llama", "transformers-5", "transformers-4", "mlx-lm", "mistralrs", "llama-cpp"}
+    measured = {"candle", "transformers-5", "transformers-4", "mlx-lm", "mistralrs", "llama-cpp"}
     for finding in findings.values():
         named = set(finding["consumers"]) & measured
         # Only the runtimes a finding names get figures; a finding naming none is left as it was.
@@ -107,14 +107,14 @@ def test_fix_then_check_shows_every_runtime_agreeing(capsys, nested_theta_dir):
     assert code == 1
     rows = table_rows(before)
     assert rows["mistralrs"][3].startswith("fails to load: missing field `rope_theta`")
-    assert {name for name, cells in rows.items() if cells[3].startswith("diverges")} == {"candle-llama", "transformers-4", "mlx-lm"}
+    assert {name for name, cells in rows.items() if cells[3].startswith("diverges")} == {"candle", "transformers-4", "mlx-lm"}
 
     assert main(["fix", "--write", str(nested_theta_dir)]) == 0
     capsys.readouterr()
     code, after, err = run(capsys, str(nested_theta_dir), "--logits", "--tokens", "4", "--format", "concise")
     assert (code, err) == (0, "")
     rows = table_rows(after)
-    assert set(rows) == {"candle-llama", "transformers-5", "transformers-4", "mlx-lm", "mistralrs", "llama-cpp"}
+    assert set(rows) == {"candle", "transformers-5", "transformers-4", "mlx-lm", "mistralrs", "llama-cpp"}
     for name, (last, every, greedy, verdict) in rows.items():
         assert verdict == "agrees" and greedy == "4/4", (name, verdict)
         assert float(last) <= 1e-4 and float(every) <= 1e-4
@@ -152,7 +152,7 @@ def test_unexplained_divergence_is_counted_only_for_runtimes_no_finding_names():
     measured = LogitsCheck(
         "p", (1,), 1, 1e-4, (2,), None,
         {
-            "candle-llama": Comparison("candle-llama", "diverges", last_position=0.5, all_positions=0.5, greedy_ids=(3,), first_divergent_step=1),
+            "candle": Comparison("candle", "diverges", last_position=0.5, all_positions=0.5, greedy_ids=(3,), first_divergent_step=1),
             "transformers-5": Comparison("transformers-5", "agrees", last_position=0.0, all_positions=0.0, greedy_ids=(2,)),
             "mistralrs": Comparison("mistralrs", "fails to load", "missing field `rope_theta`"),
         },
@@ -160,7 +160,7 @@ def test_unexplained_divergence_is_counted_only_for_runtimes_no_finding_names():
     run_ = LogitsRun("p", 1, 1e-4, checks={"m/config.json": measured})
     assert run_.annotate([]) == []
     assert run_.unexplained == [
-        "m/config.json: candle-llama diverges (max |logit diff| 0.5) and no finding names it",
+        "m/config.json: candle diverges (max |logit diff| 0.5) and no finding names it",
         "m/config.json: mistralrs fails to load (missing field `rope_theta`) and no finding names it",
     ]
     assert (run_.exit_code(0), run_.exit_code(2)) == (1, 2)

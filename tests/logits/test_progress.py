@@ -98,6 +98,6 @@ def test_the_command_draws_progress_on_a_terminal_stderr_only(tiny_model_dir):
     terminal = b"".join(received).decode()
     assert proc.returncode == 1
     assert "loading weights (" in terminal and "MB, memory-mapped)" in terminal
-    assert "transformers-5 (reference): token 3/3" in terminal and "candle-llama, transformers-4, mlx-lm: token 3/3" in terminal
+    assert "transformers-5 (reference): token 3/3" in terminal and "candle, transformers-4, mlx-lm: token 3/3" in terminal
     assert terminal.endswith("\r\033[K")  # nothing is left on the line
     assert b"\033[K" not in proc.stdout  # the report itself stays clean

@@ -48,7 +48,7 @@ def test_greedy_by_default(model, capsys):
     code, out = run(capsys, model(None))
     assert code == 0
     assert "transformers 5: greedy (do_sample=false (default))" in out
-    assert "candle-llama: reproduces it with Sampling::ArgMax" in out
+    assert "candle: reproduces it with Sampling::ArgMax" in out
     assert "mlx-lm: reproduces it with make_sampler(temp=0.0)" in out
 
 
@@ -91,7 +91,7 @@ def test_table_with_json_logits(model, capsys, tmp_path):
     logits = peaked_logits(200)
     path = tmp_path / "logits.json"
     path.write_text(json.dumps(logits.tolist()))
-    code, out = run(capsys, model({"do_sample": True}), "--logits-json", str(path), "--consumer", "candle-llama")
+    code, out = run(capsys, model({"do_sample": True}), "--logits-json", str(path), "--consumer", "candle")
     assert code == 0
     reference = dist.transformers(logits, TransformersSampler(True, 1.0, 50, 1.0))
     whole = dist.candle(logits, CandleSampling("All", 1.0))

@@ -48,7 +48,7 @@ def test_implicit_top_k(model, capsys):
     assert "Sampling::TopK { k: 50, temperature: 0.7 }" in s002["message"]
     assert "Sampling::All { temperature: 0.7 }" in s002["message"]
     assert "make_sampler(temp=0.7, top_k=50)" in s002["message"]
-    assert s002["consumers"] == ["candle-llama", "mlx-lm"]
+    assert s002["consumers"] == ["candle", "mlx-lm"]
     assert s002["message"].startswith("generation_config.json:2:3: ")
     assert "S002" not in sampling_findings(model({"do_sample": True, "top_k": 50, "eos_token_id": 2}), capsys)
     assert "S002" not in sampling_findings(model({"temperature": 0.7, "eos_token_id": 2}), capsys)
@@ -90,17 +90,17 @@ def test_repetition_penalty(model, capsys):
 def test_generation_config_ignored_names_the_flags_to_pass(model, capsys):
     found = sampling_findings(model({"do_sample": True, "temperature": 0.6, "top_k": 20, "eos_token_id": 2}), capsys)
     message = found["S007"]["message"]
-    assert "candle-llama never reads generation_config.json; pass --temperature 0.6 --top-k 20" in message
+    assert "candle never reads generation_config.json; pass --temperature 0.6 --top-k 20" in message
     assert "mlx-lm reads only eos_token_id from generation_config.json; pass --temp 0.6 --top-k 20" in message
 
 
 def test_eos_mismatch(model, capsys):
     found = sampling_findings(model({"eos_token_id": [2, 7]}), capsys)
     s008 = found["S008"]
-    assert s008["consumers"] == ["candle-llama"]  # mlx-lm takes generation_config.json's eos
+    assert s008["consumers"] == ["candle"]  # mlx-lm takes generation_config.json's eos
     assert s008["fix"]["edits"] == [{"op": "set", "pointer": "/eos_token_id", "value": [2, 7]}]
     missing = sampling_findings(model({"do_sample": True, "top_k": 5}), capsys)["S008"]
-    assert "stops on no token" in missing["message"] and missing["consumers"] == ["candle-llama", "mlx-lm"]
+    assert "stops on no token" in missing["message"] and missing["consumers"] == ["candle", "mlx-lm"]
     assert "S008" not in sampling_findings(model({"eos_token_id": [2]}), capsys)
 
 

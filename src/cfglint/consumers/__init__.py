@@ -7,13 +7,21 @@ import importlib
 from cfglint.consumers.base import Consumer
 
 _PROFILES = {
-    "candle-llama": "cfglint.consumers.candle_llama:CandleLlama",
+    "candle": "cfglint.consumers.candle_llama:CandleLlama",
     "transformers-5": "cfglint.consumers.transformers5:Transformers5",
     "transformers-4": "cfglint.consumers.transformers4:Transformers4",
     "mlx-lm": "cfglint.consumers.mlx_lm:MlxLm",
     "mistralrs": "cfglint.consumers.mistralrs:MistralRs",
     "llama-cpp": "cfglint.consumers.llama_cpp:LlamaCpp",
 }
+
+
+# Names a runtime had before: still accepted on the command line and in settings.
+ALIASES = {"candle-llama": "candle"}
+
+
+def canonical(name: str) -> str:
+    return ALIASES.get(name, name)
 
 
 def names() -> list[str]:

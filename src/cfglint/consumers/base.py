@@ -10,6 +10,7 @@ from cfglint.reading import Reading
 if TYPE_CHECKING:
     from cfglint.document import Document
     from cfglint.intent import Intent
+    from cfglint.knowledge.entry import Entry
 
 LOADS, ERROR, PANIC, NOT_APPLICABLE = "loads", "error", "panic", "not-applicable"
 
@@ -74,18 +75,32 @@ class Consumer:
     title: ClassVar[str]  # e.g. "candle-transformers 0.11 models/llama.rs"
     source: ClassVar[str]  # upstream repository, path and tag or commit the profile encodes
 
-    def applies(self, intent: Intent) -> bool:
-        return intent.is_llama
+    runtime: ClassVar[str]  # how the runtime names itself in messages ("candle 0.11")
 
     def read(self, doc: Document, intent: Intent) -> View:
+        """The hand-written Llama profile."""
         raise NotImplementedError
 
+    def read_family(self, doc: Document, intent: Intent, entry: Entry) -> View:
+        from cfglint.readers import read
+
+        view = read(entry, doc, intent)
+        view.consumer = self.name
+        return view
+
     def view(self, doc: Document, intent: Intent) -> View:
-        if not self.applies(intent):
-            kind = intent.model_type or "unknown"
-            return View(
-                consumer=self.name,
-                outcome=NOT_APPLICABLE,
-                failure=Failure(f"model_type {kind!r} is not Llama-family; the {self.name} profile does not apply", "/model_type", "not-applicable", NOT_APPLICABLE),
-            )
-        return self.read(doc, intent)
+        if intent.family == "llama":
+            return self.read(doc, intent)
+        from cfglint import knowledge
+
+        entry = knowledge.entry(self.name, intent.family) if intent.family else None
+        if entry is not None:
+            return self.read_family(doc, intent, entry)
+        if intent.family is None:
+            kind = repr(intent.model_type) if intent.model_type else "absent"
+            message = f"model_type {kind}: cfglint models no such family"
+        elif intent.family in getattr(knowledge.module(self.name), "MISSING", ()):
+            message = f"{self.runtime} has no {intent.family} loader"
+        else:
+            message = f"cfglint does not model {self.runtime}'s {intent.family} loader yet"
+        return View(consumer=self.name, outcome=NOT_APPLICABLE, failure=Failure(message, "/model_type", "not-applicable", NOT_APPLICABLE))

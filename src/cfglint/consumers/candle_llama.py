@@ -53,7 +53,8 @@ class LlamaConfig(BaseModel):
 
 
 class CandleLlama(Consumer):
-    name = "candle-llama"
+    name = "candle"
+    runtime = "candle 0.11"
     title = "candle-transformers 0.11 models/llama.rs"
     source = "huggingface/candle candle-transformers/src/models/llama.rs @ 0.11.0 (31f35b1)"
     schema = LlamaConfig

@@ -74,6 +74,7 @@ def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str]:
 
 class LlamaCpp(Consumer):
     name = "llama-cpp"
+    runtime = "llama.cpp's converter"
     title = "llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) + runtime"
     source = "ggml-org/llama.cpp conversion/base.py, conversion/llama.py, src/llama-model.cpp (llama-cpp-python 0.3.36 sdist)"
     schema = Hparams

@@ -63,6 +63,7 @@ class LlamaConfig(BaseModel):
 
 class MistralRs(Consumer):
     name = "mistralrs"
+    runtime = "mistral.rs 0.9"
     title = "mistral.rs 0.9 models/llama.rs"
     source = "EricLBuehler/mistral.rs mistralrs-core/src/models/llama.rs, layers.rs @ 9e92262"
     schema = LlamaConfig

@@ -88,6 +88,7 @@ def generation_eos(doc: Document) -> Any:
 
 class MlxLm(Consumer):
     name = "mlx-lm"
+    runtime = "mlx-lm 0.32"
     title = "mlx-lm 0.32 models/llama.py"
     source = "ml-explore/mlx-lm mlx_lm/models/llama.py, models/rope_utils.py, utils.py @ d78bf58e"
     schema = ModelArgs
@@ -132,4 +133,16 @@ class MlxLm(Consumer):
         else:
             take(view, data, "eos_token_id", None)
         view.ignored = [k for k in data if k not in ModelArgs.model_fields]
+        return view
+
+    def read_family(self, doc: Document, intent: Intent, entry) -> View:
+        view = super().read_family(doc, intent, entry)
+        if view.failure is None:
+            from cfglint import knowledge
+            from cfglint.consumers.transformers5 import family_refusal
+
+            reference = knowledge.entry("transformers-5", entry.family)
+            refused = family_refusal(doc.data, reference) if reference else None
+            if refused:
+                view.fail(Failure(f"{refused[0]} (AutoTokenizer reads the config with transformers 5)", refused[1], "validation"))
         return view

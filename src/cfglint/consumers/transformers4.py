@@ -71,6 +71,7 @@ def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | 
 
 class Transformers4(Consumer):
     name = "transformers-4"
+    runtime = "transformers 4.57"
     title = "transformers 4.46-4.57 LlamaConfig"
     source = "transformers 4.57.6 models/llama/configuration_llama.py, modeling_rope_utils.py"
     schema = LlamaConfig

@@ -76,6 +76,7 @@ def refusal(data: dict) -> tuple[str, str] | None:
 
 class Transformers5(Consumer):
     name = "transformers-5"
+    runtime = "transformers 5"
     title = "transformers 5.x LlamaConfig (the reference)"
     source = "transformers 5.24.0 models/llama/configuration_llama.py, modeling_rope_utils.py"
     schema = LlamaConfig
@@ -92,4 +93,51 @@ class Transformers5(Consumer):
         view.sources = dict(intent.sources)
         return view
 
+    def read_family(self, doc: Document, intent: Intent, entry) -> View:
+        return read_family_as_transformers5(self.name, doc, intent, entry)
 
+
+
+
+# The strict dataclass's field types, as the family entries declare them.
+_STRICT = {
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool),
+    "str": lambda v: isinstance(v, str),
+    "list": lambda v: isinstance(v, list),
+    "ids": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in v)),
+}
+_VALIDATES_HEADS = {"gemma2", "gemma3_text"}  # validate_architecture: hidden % heads, even with head_dim given
+
+
+def family_refusal(data: dict, entry) -> tuple[str, str] | None:
+    """(message, pointer) of the first check a family's strict config class fails, or None."""
+    for key, spec in entry.fields.items():
+        if key not in data or spec.type not in _STRICT and spec.type.rstrip("?") not in _STRICT:
+            continue
+        value = data[key]
+        if value is None and spec.type.endswith("?"):
+            continue
+        if not _STRICT[spec.type.rstrip("?")](value):
+            return f"StrictDataclassFieldValidationError: field '{key}' got {value!r}: not a valid {spec.type.rstrip('?')}", "/" + key
+    hidden, heads = data.get("hidden_size", entry.fields["hidden_size"].default), data.get("num_attention_heads", entry.fields["num_attention_heads"].default)
+    if entry.family in _VALIDATES_HEADS and isinstance(hidden, int) and isinstance(heads, int) and heads and hidden % heads:
+        return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
+    rope = data.get("rope_scaling") or data.get("rope_parameters")
+    if isinstance(rope, dict) and not isinstance(rope.get("rope_type", rope.get("type", "default")), str):
+        return f"ValueError: rope_type must be a string, got {rope.get('rope_type', rope.get('type'))!r}", "/rope_parameters"
+    return None
+
+
+def read_family_as_transformers5(consumer_name: str, doc: Document, intent: Intent, entry) -> View:
+    view = View(consumer=consumer_name)
+    failure = unreadable(doc)
+    refused = None if failure else family_refusal(doc.data, entry)
+    if refused:
+        failure = Failure(refused[0], refused[1], "validation")
+    if failure:
+        return view.fail(failure)
+    view.values = dict(intent.values)
+    view.sources = dict(intent.sources)
+    return view

@@ -16,11 +16,21 @@ LIMITS = (
 )
 
 
-def consumer_schema(name: str) -> str:
+def consumer_schema(name: str, family: str | None = None) -> str:
+    name = consumers.canonical(name)
     if name not in consumers.names():
         raise UsageError(f"unknown consumer {name!r} (known: {', '.join(consumers.names())})")
     consumer = consumers.get(name)
     model = getattr(consumer, "schema", None)
+    if family not in (None, "llama"):
+        from cfglint import knowledge
+        from cfglint.readers.schema import model_of
+
+        entry = knowledge.entry(name, family)
+        if entry is None:
+            raise UsageError(f"{name} has no {family!r} entry (families: {', '.join(sorted(knowledge.entries(name)))})")
+        model = model_of(entry)
+        consumer = type("FamilyProfile", (), {"title": entry.title, "source": str(entry.source)})
     if model is None:
         raise UsageError(f"consumer {name!r} has no schema")
     body = model.model_json_schema()

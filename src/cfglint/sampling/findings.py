@@ -42,7 +42,7 @@ class SamplingContext:
 
 def sampling_context(ctx) -> SamplingContext | None:
     """None when there is nothing to say: no readable config, no generation settings written anywhere (every
-    sampling rule is about a written setting or generation_config.json), or none of candle-llama and mlx-lm
+    sampling rule is about a written setting or generation_config.json), or none of candle and mlx-lm
     is checked."""
     if ctx.intent is None or ctx.generation is None or not ctx.generation.has_settings:
         return None

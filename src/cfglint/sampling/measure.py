@@ -66,7 +66,7 @@ def measure(translation: Translation, generation: Generation, logits: np.ndarray
     scored = [m for m in results if m.tv is not None]
     nearest = min(scored, key=lambda m: m.tv) if scored else None  # min() keeps the first (literal) on ties
     recipe = None
-    if translation.recipe and translation.consumer == "candle-llama" and ref is not None:
+    if translation.recipe and translation.consumer == "candle" and ref is not None:
         sampler = TransformersSampler.of(generation)
         all_tokens = CandleSampling("All", float(sampler.temperature))
         recipe = _one("sample_f closure", lambda: dist.candle(logits, all_tokens, dist.transformers_closure(sampler)), ref)

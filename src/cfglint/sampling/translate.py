@@ -13,7 +13,7 @@ from cfglint.generation import Generation
 from cfglint.reading import show
 from cfglint.sampling.samplers import CandleSampling, MlxSampler, TransformersSampler
 
-CANDLE, MLX = "candle-llama", "mlx-lm"
+CANDLE, MLX = "candle", "mlx-lm"
 CONSUMERS = (CANDLE, MLX)
 
 
@@ -165,7 +165,7 @@ def _notes(generation: Generation, consumer: str) -> list[str]:
                 f"--repeat-penalty {show(penalty)} --repeat-last-n N with N at least prompt plus generated length (its default is 128)"
             )
         candle_eos = _eos(generation.config_eos, fallback="the tokenizer's \"</s>\" token")
-        notes.append(f"stops on: transformers {_eos(generation.values['eos_token_id'])}; candle-llama {candle_eos} (config.json only)")
+        notes.append(f"stops on: transformers {_eos(generation.values['eos_token_id'])}; candle {candle_eos} (config.json only)")
     else:
         if penalty != 1.0:
             notes.append(

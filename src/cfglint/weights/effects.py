@@ -42,7 +42,7 @@ def uses(consumer: str, detail: str = "") -> Effect:
 
 
 def phrase(effects: Iterable[Effect], it: str = "them") -> str:
-    """'candle-llama and mistralrs ignore them; mlx-lm refuses to load (Received 2 parameters ...)'."""
+    """'candle and mistralrs ignore them; mlx-lm refuses to load (Received 2 parameters ...)'."""
     verbs = {
         "panic": ("panics at load", "panic at load"),
         "error": ("refuses to load", "refuse to load"),

@@ -58,7 +58,7 @@ LOADERS = {
     loader.consumer: loader
     for loader in (
         Loader(
-            "candle-llama", missing_layer=PANIC, missing=ERROR, unused=IGNORES, shape_layer=PANIC, shape=ERROR,
+            "candle", missing_layer=PANIC, missing=ERROR, unused=IGNORES, shape_layer=PANIC, shape=ERROR,
             missing_words="cannot find tensor {name}",
             unused_words="never requested",
             shape_words="shape mismatch for {name}, expected: {expected}, got: {got}",

@@ -58,7 +58,7 @@ fn candle(path: &Path) -> Result<Report, String> {
             Err(panic_message) => Outcome::Panic(panic_message),
         },
     };
-    Ok(Report { runtime: "candle-llama", version: CANDLE_VERSION, outcome })
+    Ok(Report { runtime: "candle", version: CANDLE_VERSION, outcome })
 }
 
 /// mistral.rs's loader: `std::fs::read_to_string(path)?`, then `serde_json::from_str`.

@@ -1,0 +1,91 @@
+"""The shape of runtime knowledge: one Entry says how one runtime reads one model family.
+
+An entry is data, not code: the keys the runtime reads (in declaration order, with their types and
+defaults), what it derives or hard-codes (expressions over those keys, written as the runtime's code reads
+them, see expr.py), which named RoPE reading applies, the refusals it raises after a clean parse, and the
+source it was taken from. A few generic readers (cfglint.readers) turn an entry and a config into a reading.
+
+Field types, as the reader understands them:
+- serde readers: `usize`, `u32`, `f32`, `f64`, `bool`, `string`, `activation` (candle_nn::Activation or
+  mistral.rs' own, per entry), `json` (any value), `list<f32>`, `eos` (u32 or a list of u32), and
+  `option<T>` for each (absent or null -> None). A serde default fires only when the key is absent; null
+  is still a type error unless the field is an option.
+- Python readers (dataclass, kwargs): `any`. Nothing is type-checked; null passes through as None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the knowledge comes from: repository, path(s), tag or commit; and what checks it."""
+
+    repo: str
+    path: str
+    ref: str
+    checked_by: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.repo} {self.path} @ {self.ref}"
+
+
+@dataclass(frozen=True)
+class Field:
+    type: str = "any"
+    default: Any = REQUIRED
+
+
+@dataclass(frozen=True)
+class Check:
+    """A refusal after a clean parse: when `when` is true, the runtime stops with `message`."""
+
+    when: str  # expression over the parsed fields
+    message: str
+    pointer: str = ""
+    outcome: str = "error"  # or "panic"
+    kind: str = "validation"
+
+
+@dataclass(frozen=True)
+class Entry:
+    runtime: str
+    family: str
+    reader: str  # "serde" | "dataclass" | "kwargs" | "converter" | "transformers-5"
+    title: str  # e.g. "candle-transformers 0.11 models/qwen2.rs"
+    source: Source
+    fields: dict[str, Field]  # every key read, in declaration order
+    derive: dict[str, str] = field(default_factory=dict)  # reading key -> expression; a field of the same name is read as is
+    rope: str = "plain"  # the named RoPE reading, cfglint.readers.rope
+    checks: tuple[Check, ...] = ()
+    struct: str = "Config"  # the serde struct or dataclass, as errors name it
+    notes: str = ""  # what the runtime does that the values do not show
+
+    def __post_init__(self) -> None:
+        from cfglint.knowledge.expr import compile_expression
+
+        for text in (*self.derive.values(), *(c.when for c in self.checks)):
+            compile_expression(text)
+
+
+def fields(**declared: str | Field | tuple[str, Any]) -> dict[str, Field]:
+    """`fields(vocab_size="usize", rope_theta=("f64", 10000.0))`: a type, or a (type, default) pair."""
+    out = {}
+    for name, spec in declared.items():
+        if isinstance(spec, Field):
+            out[name] = spec
+        elif isinstance(spec, tuple):
+            out[name] = Field(spec[0], spec[1])
+        else:
+            out[name] = Field(spec)
+    return out

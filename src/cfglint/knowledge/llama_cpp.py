@@ -1,0 +1,452 @@
+"""llama.cpp: how convert_hf_to_gguf.py (+ conversion/) turns a config into GGUF metadata, and what the
+llama.cpp runtime then builds from it (defaults for keys the converter does not write).
+
+Taken from the converter and C++ sources vendored in the llama-cpp-python 0.3.36 sdist
+(vendor/llama.cpp/conversion/*.py, vendor/llama.cpp/src/llama-model.cpp, src/models/<arch>.cpp,
+src/llama-hparams.h). The converter sees `AutoConfig.from_pretrained(dir).to_dict()` of the installed
+transformers (raw config.json when transformers refuses), with text_config merged into the root; so a
+default below is what the converter falls back to when the key is absent from that dict.
+RoPE: rope="converter" (see the report: base.py TextModel.__init__ + set_gguf_parameters);
+gemma and gemma2 never read RoPE keys (their set_gguf_parameters does not call the base one), so the
+runtime always uses freq_base 10000 with no scaling: rope="converter-none".
+"""
+
+from __future__ import annotations
+
+from cfglint.knowledge.entry import REQUIRED, Check, Entry, Field, Source
+
+RUNTIME = "llama-cpp"
+READER = "converter"
+REF = "llama-cpp-python 0.3.36 sdist"
+MISSING: tuple[str, ...] = ()
+
+_ANY = Field("any", None)
+
+# TextModel.__init__ (conversion/base.py:1345-1377): block count (find_hparam, KeyError when none of
+# n_layers/num_hidden_layers/n_layer/num_layers is present) and every RoPE key, in lookup order.
+_ROPE_FIELDS = {
+    "num_hidden_layers": Field("any", REQUIRED),
+    "rope_parameters": _ANY,
+    "rope_scaling": _ANY,
+    "global_rope_theta": _ANY,
+    "rope_global_theta": _ANY,
+    "rope_theta_global": _ANY,
+    "rope_theta": _ANY,
+    "rotary_emb_base": _ANY,
+    "local_rope_theta": _ANY,
+    "rope_local_theta": _ANY,
+    "rope_theta_local": _ANY,
+    "swa_rope_theta": _ANY,
+    "rope_local_base_freq": _ANY,
+    "partial_rotary_factor": _ANY,
+    "rope_pct": _ANY,
+    "rope_percent": _ANY,
+    "original_max_position_embeddings": _ANY,
+}
+
+# TextModel.set_gguf_parameters (conversion/base.py:1434-1546): all optional lookups; a key the
+# converter does not write takes the runtime default (llama-model.cpp:1298-1420).
+_BASE_FIELDS = {
+    **_ROPE_FIELDS,
+    "max_position_embeddings": _ANY,
+    "hidden_size": _ANY,
+    "intermediate_size": _ANY,
+    "num_attention_heads": _ANY,
+    "num_key_value_heads": _ANY,
+    "is_causal": _ANY,
+    "rms_norm_eps": _ANY,
+    "head_dim": _ANY,
+    # not read by the converter: proxies for the checkpoint (tensors) and the raw config.json
+    # special-token ids that gguf-py's SpecialVocab reads after tokenizer_config.json.
+    "tie_word_embeddings": Field("any", False),
+    "attention_bias": Field("any", False),
+    "eos_token_id": _ANY,
+    "pad_token_id": _ANY,
+    "bos_token_id": _ANY,
+}
+
+_FULL = "layers(num_hidden_layers, 'full_attention')"
+_KV = "num_key_value_heads if num_key_value_heads is not None else num_attention_heads"
+_HEAD = "head_dim if head_dim is not None else hidden_size // num_attention_heads"
+# SpecialVocab._set_special_token: only an int is taken (a list is ignored); the tokenizer files win.
+_EOS = "eos_token_id if int(eos_token_id) is not None else None"
+
+_BASE_DERIVE = {
+    "head_dim": _HEAD,
+    "num_key_value_heads": _KV,
+    "hidden_act": "'silu'",
+    "sliding_window": "None",
+    "layer_types": _FULL,
+    "query_pre_attn_scalar": _HEAD,
+    "attn_logit_softcapping": "None",
+    "final_logit_softcapping": "None",
+    "eos_token_id": _EOS,
+}
+
+# gguf-py vocab.py:149-153, raised for any negative int id in config.json, even when the tokenizer
+# files already set that token.
+_SPECIAL_CHECKS = (
+    Check("int(eos_token_id) is not None and eos_token_id < 0",
+          "invalid value for special token type eos: {tid}", "/eos_token_id"),
+    Check("int(bos_token_id) is not None and bos_token_id < 0",
+          "invalid value for special token type bos: {tid}", "/bos_token_id"),
+    Check("int(pad_token_id) is not None and pad_token_id < 0",
+          "invalid value for special token type pad: {tid}", "/pad_token_id"),
+)
+# llama-model.cpp:1321 / src/models/<arch>.cpp: keys the runtime requires but the converter writes only
+# when the config has them.
+_RUNTIME_KEY_CHECKS = (
+    Check("max_position_embeddings is None", "key not found in model: {arch}.context_length",
+          "/max_position_embeddings"),
+    Check("rms_norm_eps is None", "key not found in model: {arch}.attention.layer_norm_rms_epsilon",
+          "/rms_norm_eps"),
+)
+# A tied checkpoint has no lm_head.weight; these archs create `output` without TENSOR_NOT_REQUIRED.
+_OUTPUT_REQUIRED = Check("tie_word_embeddings", "missing tensor 'output.weight'",
+                         "/tie_word_embeddings", kind="tensors")
+# q/k/v biases are optional in create_tensor_qkv, but these archs never create attn_output.bias.
+_NO_O_BIAS = Check("attention_bias",
+                   "done_getting_tensors: wrong number of tensors; expected {n_tensors}, got {n_created}",
+                   "/attention_bias", kind="tensors")
+
+_LOCAL_THETA = (
+    "local_rope_theta if local_rope_theta is not None else (rope_local_theta if rope_local_theta is not None"
+    " else (rope_theta_local if rope_theta_local is not None else (swa_rope_theta if swa_rope_theta is not None"
+    " else rope_local_base_freq)))"
+)
+_NESTED = (
+    "(get(rope_parameters or rope_scaling, 'full_attention') is not None"
+    " or get(rope_parameters or rope_scaling, 'sliding_attention') is not None)"
+)
+
+
+_QWEN_TITLE = "llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/qwen.py"
+
+ENTRIES = (
+    Entry(
+        runtime=RUNTIME, family="qwen2", reader=READER, title=_QWEN_TITLE + " Qwen2Model",
+        source=Source("ggml-org/llama.cpp", "conversion/qwen.py (+ src/llama-model.cpp)", REF),
+        fields=dict(_BASE_FIELDS),
+        derive={**_BASE_DERIVE, "attention_bias": "'q/k/v'", "tie_word_embeddings": "tie_word_embeddings"},
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        notes="No sliding window is written (use_sliding_window/max_window_layers are never read); biases and "
+              "the output head come from the tensors present (no lm_head.weight -> token embeddings).",
+    ),
+    Entry(
+        runtime=RUNTIME, family="qwen3", reader=READER, title=_QWEN_TITLE + " Qwen3Model",
+        source=Source("ggml-org/llama.cpp", "conversion/qwen.py (+ src/llama-model.cpp)", REF),
+        fields=dict(_BASE_FIELDS),
+        derive={**_BASE_DERIVE, "attention_bias": "attention_bias", "tie_word_embeddings": "tie_word_embeddings"},
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        notes="head_dim is written as attention.key_length only when not None; sliding_window is never read. "
+              "Output head: output.weight iff lm_head.weight is in the checkpoint.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="mistral", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/llama.py LlamaModel",
+        source=Source("ggml-org/llama.cpp", "conversion/llama.py (+ src/llama-model.cpp)", REF),
+        fields={**_BASE_FIELDS, "num_attention_heads": Field("any", REQUIRED),
+                "num_key_value_heads": Field("any", REQUIRED), "vocab_size": Field("any", REQUIRED)},
+        derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings"},
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        notes="Converted as arch 'llama': sliding_window is never written, every layer attends fully. "
+              "rope.dimension_count = head_dim or hidden//heads (the runtime refuses n_rot != head size).",
+    ),
+    Entry(
+        runtime=RUNTIME, family="gemma2", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/gemma.py Gemma2Model",
+        source=Source("ggml-org/llama.cpp", "conversion/gemma.py (+ src/llama-model.cpp)", REF),
+        fields={
+            "num_hidden_layers": Field("any", REQUIRED),
+            "max_position_embeddings": Field("any", REQUIRED),
+            "hidden_size": Field("any", REQUIRED),
+            "intermediate_size": Field("any", REQUIRED),
+            "num_attention_heads": Field("any", REQUIRED),
+            "num_key_value_heads": _ANY,
+            "rms_norm_eps": Field("any", REQUIRED),
+            "head_dim": Field("any", REQUIRED),
+            "attn_logit_softcapping": Field("any", REQUIRED),
+            "final_logit_softcapping": Field("any", REQUIRED),
+            "sliding_window": Field("any", REQUIRED),
+            "eos_token_id": _ANY, "pad_token_id": _ANY, "bos_token_id": _ANY,
+            "attention_bias": Field("any", False),
+        },
+        derive={
+            "head_dim": "head_dim",
+            "num_key_value_heads": _KV,
+            "tie_word_embeddings": "True",
+            "hidden_act": "'gelu_pytorch_tanh'",
+            "attention_bias": "attention_bias",
+            "sliding_window": "sliding_window",
+            "layer_types": "pattern(num_hidden_layers, 2)",
+            # gemma2.cpp:25-27: 1/sqrt(n_embd/n_head) for the 46-layer (27B) model, else 1/sqrt(head_dim)
+            "query_pre_attn_scalar": "hidden_size // num_attention_heads if num_hidden_layers == 46 else head_dim",
+            "attn_logit_softcapping": "attn_logit_softcapping",
+            "final_logit_softcapping": "final_logit_softcapping",
+            "eos_token_id": _EOS,
+        },
+        rope="converter-none",
+        checks=_SPECIAL_CHECKS + (
+            Check("attn_logit_softcapping is None", "required argument is not a float", "/attn_logit_softcapping"),
+            Check("final_logit_softcapping is None", "required argument is not a float", "/final_logit_softcapping"),
+            Check("sliding_window is None", "required argument is not an integer", "/sliding_window"),
+            _NO_O_BIAS,
+        ),
+        notes="No RoPE key is written (freq_base 10000, no scaling, whatever the config says); query_pre_attn_scalar "
+              "and hidden_act/hidden_activation are never read; lm_head.weight is dropped, output = token embeddings.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="gemma", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/gemma.py GemmaModel",
+        source=Source("ggml-org/llama.cpp", "conversion/gemma.py (+ src/llama-model.cpp)", REF),
+        fields={
+            "num_hidden_layers": Field("any", REQUIRED),
+            "max_position_embeddings": Field("any", REQUIRED),
+            "hidden_size": Field("any", REQUIRED),
+            "intermediate_size": Field("any", REQUIRED),
+            "num_attention_heads": Field("any", REQUIRED),
+            "num_key_value_heads": _ANY,
+            "rms_norm_eps": Field("any", REQUIRED),
+            "head_dim": Field("any", REQUIRED),
+            "eos_token_id": _ANY, "pad_token_id": _ANY, "bos_token_id": _ANY,
+            "attention_bias": Field("any", False),
+        },
+        derive={
+            "head_dim": "head_dim",
+            "num_key_value_heads": _KV,
+            "tie_word_embeddings": "True",
+            "hidden_act": "'gelu_pytorch_tanh'",
+            "attention_bias": "attention_bias",
+            "sliding_window": "None",
+            "layer_types": _FULL,
+            "query_pre_attn_scalar": "head_dim",
+            "attn_logit_softcapping": "None",
+            "final_logit_softcapping": "None",
+            "eos_token_id": _EOS,
+        },
+        rope="converter-none",
+        checks=_SPECIAL_CHECKS + (_NO_O_BIAS,),
+        notes="No RoPE key is written (freq_base 10000, no scaling); hidden_act/hidden_activation are never read "
+              "(ggml_gelu is the tanh form); lm_head.weight is dropped, output = token embeddings.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="gemma3_text", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/gemma.py Gemma3Model",
+        source=Source("ggml-org/llama.cpp", "conversion/gemma.py (+ src/llama-model.cpp)", REF),
+        fields={
+            **_BASE_FIELDS,
+            "max_position_embeddings": Field("any", 131072),
+            "num_attention_heads": Field("any", 8),
+            "rms_norm_eps": Field("any", 1e-6),
+            "head_dim": Field("any", 256),
+            "num_key_value_heads": Field("any", 4),
+            "attn_logit_softcapping": _ANY,
+            "final_logit_softcapping": _ANY,
+            "sliding_window_pattern": _ANY,
+            "sliding_window": Field("any", REQUIRED),
+        },
+        derive={
+            "head_dim": "head_dim",
+            "num_key_value_heads": "num_key_value_heads",
+            "tie_word_embeddings": "tie_word_embeddings",
+            "hidden_act": "'gelu_pytorch_tanh'",
+            "attention_bias": "attention_bias",
+            "sliding_window": "sliding_window if sliding_window_pattern != 1 and int(sliding_window) else None",
+            # gemma3.cpp:4-7 + llama-hparams.cpp set_swa_pattern: every 6th layer full, from the
+            # runtime's fixed 6 (the converter writes no pattern; layer_types is never read)
+            "layer_types": "pattern(num_hidden_layers, 6) if sliding_window_pattern != 1 and int(sliding_window) else "
+                           + _FULL,
+            "rope_local_base_freq": "(get(get(rope_parameters or rope_scaling, 'sliding_attention'), 'rope_theta') if "
+                                    + _NESTED + " else (" + _LOCAL_THETA + ")) or 10000.0",
+            "query_pre_attn_scalar": "hidden_size // num_attention_heads if num_hidden_layers == 62 else head_dim",
+            "attn_logit_softcapping": "None",
+            "final_logit_softcapping": "final_logit_softcapping or None",
+            "eos_token_id": _EOS,
+        },
+        rope="converter",
+        checks=_SPECIAL_CHECKS + (
+            Check("attn_logit_softcapping is not None", 'assert hparams.get("attn_logit_softcapping") is None',
+                  "/attn_logit_softcapping"),
+            Check("sliding_window_pattern != 1 and sliding_window is None", "required argument is not an integer",
+                  "/sliding_window"),
+            Check("head_dim is None", "required argument is not an integer", "/head_dim"),
+            _NO_O_BIAS,
+        ),
+        notes="freq_base is rewritten by Gemma3Model with full_attention.rope_theta (fallback 1e6); sliding layers "
+              "use freq_base_swa (10000 if unwritten) unscaled. query_pre_attn_scalar and layer_types are not read.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="phi3", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/phi.py Phi3MiniModel",
+        source=Source("ggml-org/llama.cpp", "conversion/phi.py (+ src/llama-model.cpp)", REF),
+        fields={
+            **_ROPE_FIELDS,
+            "hidden_size": Field("any", REQUIRED),
+            "num_attention_heads": Field("any", REQUIRED),
+            "num_key_value_heads": Field("any", REQUIRED),
+            "rms_norm_eps": Field("any", REQUIRED),
+            "max_position_embeddings": Field("any", REQUIRED),
+            "intermediate_size": Field("any", REQUIRED),
+            "sliding_window": _ANY,
+            "tie_word_embeddings": Field("any", False),
+            "eos_token_id": _ANY, "pad_token_id": _ANY, "bos_token_id": _ANY,
+        },
+        derive={
+            "head_dim": "hidden_size // num_attention_heads",
+            "num_key_value_heads": "num_key_value_heads",
+            "tie_word_embeddings": "tie_word_embeddings",
+            "hidden_act": "'silu'",
+            "attention_bias": "False",
+            # rope.dimension_count = int(p * hidden) // heads (phi.py:163), over a head of hidden // heads
+            "partial_rotary_factor":
+                "(int((get(rope_parameters or rope_scaling, 'partial_rotary_factor') if get(rope_parameters or "
+                "rope_scaling, 'partial_rotary_factor') is not None else (partial_rotary_factor if "
+                "partial_rotary_factor is not None else 1.0)) * hidden_size) // num_attention_heads)"
+                " / (hidden_size // num_attention_heads)",
+            # phi3.cpp:13-24: a written window > 0 is discarded ("Phi SWA is currently disabled")
+            "sliding_window": "None",
+            "layer_types": _FULL,
+            "query_pre_attn_scalar": "hidden_size // num_attention_heads",
+            "attn_logit_softcapping": "None",
+            "final_logit_softcapping": "None",
+            "eos_token_id": _EOS,
+        },
+        rope="converter",
+        checks=_SPECIAL_CHECKS,
+        notes="Phi3MiniModel.set_gguf_parameters does not call the base one: head_dim is never read, no "
+              "rope.scaling.type is written; longrope runs from rope_factors_long/short tensors + attn_factors.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="mixtral", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/llama.py LlamaModel",
+        source=Source("ggml-org/llama.cpp", "conversion/llama.py (+ src/llama-model.cpp)", REF),
+        fields={**_BASE_FIELDS, "num_attention_heads": Field("any", REQUIRED),
+                "num_key_value_heads": Field("any", REQUIRED), "vocab_size": Field("any", REQUIRED),
+                "num_local_experts": Field("any", REQUIRED), "num_experts_per_tok": _ANY},
+        derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings"},
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        notes="Converted as arch 'llama' with expert tensors; sliding_window is never written. "
+              "num_local_experts is indexed with [...] when the expert tensors are merged.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="qwen2_moe", reader=READER, title=_QWEN_TITLE + " Qwen2MoeModel",
+        source=Source("ggml-org/llama.cpp", "conversion/qwen.py (+ src/llama-model.cpp)", REF),
+        fields={**_BASE_FIELDS, "qkv_bias": Field("any", True), "num_experts": Field("any", REQUIRED),
+                "num_experts_per_tok": _ANY, "moe_intermediate_size": _ANY,
+                "shared_expert_intermediate_size": _ANY},
+        derive={**_BASE_DERIVE, "attention_bias": "'q/k/v' if qkv_bias else False", "tie_word_embeddings": "False"},
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_OUTPUT_REQUIRED,),
+        notes="qwen2moe.cpp creates output.weight as required (no fallback to the embeddings). "
+              "sliding_window / use_sliding_window are never read.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="qwen3_moe", reader=READER, title=_QWEN_TITLE + " Qwen3MoeModel",
+        source=Source("ggml-org/llama.cpp", "conversion/qwen.py (+ src/llama-model.cpp)", REF),
+        fields={**_BASE_FIELDS, "num_experts": Field("any", REQUIRED), "num_experts_per_tok": _ANY,
+                "moe_intermediate_size": _ANY},
+        derive={**_BASE_DERIVE, "attention_bias": "attention_bias", "tie_word_embeddings": "tie_word_embeddings"},
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        notes="head_dim written only when present in hparams (the 5.x class has none unless given).",
+    ),
+    Entry(
+        runtime=RUNTIME, family="olmo2", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/olmo.py Olmo2Model",
+        source=Source("ggml-org/llama.cpp", "conversion/olmo.py (+ src/llama-model.cpp)", REF),
+        fields={**_BASE_FIELDS, "sliding_window": _ANY, "layer_types": _ANY},
+        derive={
+            **_BASE_DERIVE,
+            "attention_bias": "attention_bias",
+            "tie_word_embeddings": "False",
+            "sliding_window": "sliding_window if int(sliding_window) else None",
+            "layer_types": "(layer_types if layer_types is not None else pattern(num_hidden_layers, 4)) "
+                           "if int(sliding_window) else " + _FULL,
+        },
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_OUTPUT_REQUIRED, _NO_O_BIAS),
+        notes="A window is written only if the hparams have a sliding_window key (Olmo2Config has none); "
+              "the per-layer pattern is then layer_types or every 4th layer full.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="granite", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/granite.py GraniteModel",
+        source=Source("ggml-org/llama.cpp", "conversion/granite.py (+ src/llama-model.cpp)", REF),
+        fields={**_BASE_FIELDS, "num_attention_heads": Field("any", REQUIRED),
+                "num_key_value_heads": Field("any", REQUIRED), "vocab_size": Field("any", REQUIRED),
+                "attention_multiplier": _ANY, "embedding_multiplier": _ANY, "residual_multiplier": _ANY,
+                "logits_scaling": _ANY},
+        derive={
+            **_BASE_DERIVE,
+            "head_dim": "hidden_size // num_attention_heads",
+            "attention_bias": "attention_bias",
+            "tie_word_embeddings": "tie_word_embeddings",
+            "query_pre_attn_scalar": "1 / (attention_multiplier * attention_multiplier) if attention_multiplier "
+                                     "else hidden_size // num_attention_heads",
+        },
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (
+            Check("not logits_scaling", "key not found in model: granite.logit_scale", "/logits_scaling"),
+        ),
+        notes="head_dim is popped ('Ignoring head_dim ... for Granite'); multipliers are written only when truthy "
+              "(granite.cpp reads logit_scale as required).",
+    ),
+    Entry(
+        runtime=RUNTIME, family="deepseek_v2", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/deepseek.py DeepseekV2Model",
+        source=Source("ggml-org/llama.cpp", "conversion/deepseek.py (+ src/llama-model.cpp)", REF),
+        fields={**_BASE_FIELDS, "rms_norm_eps": Field("any", 1e-6), "vocab_size": Field("any", REQUIRED),
+                "kv_lora_rank": Field("any", 512), "q_lora_rank": _ANY,
+                "qk_rope_head_dim": Field("any", REQUIRED), "qk_nope_head_dim": Field("any", REQUIRED),
+                "v_head_dim": Field("any", REQUIRED), "moe_intermediate_size": _ANY,
+                "n_routed_experts": _ANY, "n_shared_experts": Field("any", 0), "first_k_dense_replace": _ANY,
+                "routed_scaling_factor": _ANY, "norm_topk_prob": _ANY, "num_experts_per_tok": _ANY,
+                "n_group": _ANY, "topk_group": _ANY, "scoring_func": _ANY},
+        derive={
+            **_BASE_DERIVE,
+            "head_dim": "qk_nope_head_dim + qk_rope_head_dim",
+            "num_key_value_heads": "num_attention_heads",
+            "query_pre_attn_scalar": "qk_nope_head_dim + qk_rope_head_dim",
+            "attention_bias": "False",
+            "tie_word_embeddings": "tie_word_embeddings",
+        },
+        rope="converter",
+        checks=_SPECIAL_CHECKS + (
+            Check("max_position_embeddings is None", "key not found in model: deepseek2.context_length",
+                  "/max_position_embeddings"),
+            Check("scoring_func is not None and scoring_func not in ['sigmoid', 'softmax', 'sqrtsoftplus']",
+                  "Unsupported expert score gating function value: {score_func}", "/scoring_func"),
+        ),
+        notes="MLA is written as MQA (head_count_kv 1, key_length kv_lora_rank+qk_rope_head_dim) and runs as MHA "
+              "with q/k heads of qk_nope+qk_rope; rope.dimension_count = qk_rope_head_dim; the kq scale also "
+              "carries the YaRN mscale^2.",
+    ),
+    Entry(
+        runtime=RUNTIME, family="gpt_oss", reader=READER,
+        title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/gpt_oss.py GptOssModel",
+        source=Source("ggml-org/llama.cpp", "conversion/gpt_oss.py (+ src/llama-model.cpp)", REF),
+        fields={**_BASE_FIELDS, "sliding_window": Field("any", REQUIRED),
+                "intermediate_size": Field("any", REQUIRED), "num_local_experts": _ANY,
+                "num_experts_per_tok": _ANY},
+        derive={
+            **_BASE_DERIVE,
+            "hidden_act": "'swiglu_oai'",
+            "attention_bias": "True",
+            "tie_word_embeddings": "False",
+            "sliding_window": "sliding_window",
+            # openai-moe.cpp:8-9: set_swa_pattern(2): even layers slide, odd layers full
+            "layer_types": "pattern(num_hidden_layers, 2)",
+        },
+        rope="converter",
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (
+            Check("sliding_window is None", "required argument is not an integer", "/sliding_window"),
+            _OUTPUT_REQUIRED,
+        ),
+        notes="hidden_act is never read: the experts run LLM_FFN_SWIGLU_OAI_MOE (clamped x*sigmoid(1.702x) gate). "
+              "layer_types is never read; the pattern is fixed at 2.",
+    ),
+)

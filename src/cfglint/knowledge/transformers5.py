@@ -1,0 +1,162 @@
+"""What transformers 5 means, per family: the intent's entries.
+
+Each entry holds the config class's defaults for the keys cfglint reads (transformers 5.24.0
+`models/<family>/configuration_<family>.py`, strict dataclasses) and, as expressions, what the family's
+modeling code computes from them (`modeling_<family>.py`): the head size it builds, the window of each
+layer, the attention scale, the activation the MLP calls. A key in the file that the class does not declare
+is kept as an attribute (`getattr(config, "head_dim", ...)` sees it), so expressions may name any key.
+tests/knowledge/test_transformers5_entries.py checks the defaults against the installed package and every
+derived value against the model transformers 5 builds.
+"""
+
+from __future__ import annotations
+
+from cfglint.knowledge.entry import Entry, Source, fields
+
+
+def _source(family: str, module: str | None = None) -> Source:
+    module = module or family
+    return Source(
+        "huggingface/transformers",
+        f"src/transformers/models/{module}/configuration_{module}.py, modeling_{module}.py",
+        "v5.24.0",
+        "tests/knowledge/test_transformers5_entries.py",
+    )
+
+
+# What every family shares: sizes, norms, ids; defaults differ per family and are given in each entry.
+_COMMON = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "hidden_act", "max_position_embeddings", "rms_norm_eps", "tie_word_embeddings", "eos_token_id")
+
+# The window as the modeling code applies it: on every layer when the family has no layer_types.
+_WINDOW_EVERYWHERE = {
+    "sliding_window": "sliding_window",
+    "layer_types": 'layers(num_hidden_layers, "sliding_attention" if sliding_window is not None else "full_attention")',
+}
+# Qwen2 / Qwen3: the config drops the window unless use_sliding_window, and layers from max_window_layers slide.
+_QWEN_WINDOW = {
+    "sliding_window": "sliding_window if use_sliding_window else None",
+    "layer_types": 'layer_types or (sliding_from(num_hidden_layers, max_window_layers) if use_sliding_window and sliding_window is not None else layers(num_hidden_layers, "full_attention"))',
+}
+_HEAD_DIM_KEY_OR_DERIVED = "head_dim or hidden_size // num_attention_heads"
+_SCALE_BY_HEAD_DIM = {"query_pre_attn_scalar": _HEAD_DIM_KEY_OR_DERIVED}
+
+ENTRIES = (
+    Entry(
+        "transformers-5", "qwen2", "transformers-5", "transformers 5 Qwen2Config", _source("qwen2"),
+        fields(vocab_size=("int", 151936), hidden_size=("int", 4096), intermediate_size=("int", 22016), num_hidden_layers=("int", 32),
+               num_attention_heads=("int", 32), num_key_value_heads=("int", 32), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
+               rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None),
+               use_sliding_window=("bool", False), sliding_window=("int?", 4096), max_window_layers=("int", 28), layer_types=("list?", None)),
+        derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "'q/k/v'", **_QWEN_WINDOW, **_SCALE_BY_HEAD_DIM},
+        rope="transformers-5",
+        notes="q, k and v projections always carry a bias, o_proj none.",
+    ),
+    Entry(
+        "transformers-5", "qwen2_moe", "transformers-5", "transformers 5 Qwen2MoeConfig", _source("qwen2_moe"),
+        fields(vocab_size=("int", 151936), hidden_size=("int", 2048), intermediate_size=("int", 5632), num_hidden_layers=("int", 24),
+               num_attention_heads=("int", 16), num_key_value_heads=("int", 16), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
+               rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None),
+               use_sliding_window=("bool", False), sliding_window=("int?", 4096), max_window_layers=("int", 28), layer_types=("list?", None),
+               qkv_bias=("bool", True)),
+        derive={
+            "head_dim": _HEAD_DIM_KEY_OR_DERIVED,
+            "attention_bias": "'q/k/v' if qkv_bias else False",
+            "sliding_window": "sliding_window if use_sliding_window else None",
+            # __post_init__: odd-numbered layers below max_window_layers slide, when sliding is on.
+            "layer_types": 'layer_types or (qwen2_moe_layers(num_hidden_layers, max_window_layers) if use_sliding_window else layers(num_hidden_layers, "full_attention"))',
+            **_SCALE_BY_HEAD_DIM,
+        },
+        rope="transformers-5",
+    ),
+    Entry(
+        "transformers-5", "qwen3", "transformers-5", "transformers 5 Qwen3Config", _source("qwen3"),
+        fields(vocab_size=("int", 151936), hidden_size=("int", 4096), intermediate_size=("int", 22016), num_hidden_layers=("int", 32),
+               num_attention_heads=("int", 32), num_key_value_heads=("int", 32), head_dim=("int", 128), hidden_act=("str", "silu"),
+               max_position_embeddings=("int", 32768), rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None),
+               attention_bias=("bool", False), use_sliding_window=("bool", False), sliding_window=("int?", 4096), max_window_layers=("int", 28),
+               layer_types=("list?", None)),
+        derive={"head_dim": "head_dim", **_QWEN_WINDOW, **{"query_pre_attn_scalar": "head_dim"}},
+        rope="transformers-5",
+        notes="q_norm and k_norm normalise each head; attention_bias covers q, k, v and o.",
+    ),
+    Entry(
+        "transformers-5", "qwen3_moe", "transformers-5", "transformers 5 Qwen3MoeConfig", _source("qwen3_moe"),
+        fields(vocab_size=("int", 151936), hidden_size=("int", 2048), intermediate_size=("int", 6144), num_hidden_layers=("int", 24),
+               num_attention_heads=("int", 32), num_key_value_heads=("int", 4), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
+               rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None), attention_bias=("bool", False),
+               use_sliding_window=("bool", False), sliding_window=("int?", 4096)),
+        derive={
+            "head_dim": _HEAD_DIM_KEY_OR_DERIVED,
+            "sliding_window": "sliding_window if use_sliding_window else None",
+            "layer_types": 'layers(num_hidden_layers, "sliding_attention" if use_sliding_window and sliding_window is not None else "full_attention")',
+            **_SCALE_BY_HEAD_DIM,
+        },
+        rope="transformers-5",
+    ),
+    Entry(
+        "transformers-5", "mistral", "transformers-5", "transformers 5 MistralConfig", _source("mistral"),
+        fields(vocab_size=("int", 32000), hidden_size=("int", 4096), intermediate_size=("int", 14336), num_hidden_layers=("int", 32),
+               num_attention_heads=("int", 32), num_key_value_heads=("int", 8), head_dim=("int?", None), hidden_act=("str", "silu"),
+               max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", 2),
+               sliding_window=("int?", 4096)),
+        derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "False", **_WINDOW_EVERYWHERE, **_SCALE_BY_HEAD_DIM},
+        rope="transformers-5",
+    ),
+    Entry(
+        "transformers-5", "mixtral", "transformers-5", "transformers 5 MixtralConfig", _source("mixtral"),
+        fields(vocab_size=("int", 32000), hidden_size=("int", 4096), intermediate_size=("int", 14336), num_hidden_layers=("int", 32),
+               num_attention_heads=("int", 32), num_key_value_heads=("int", 8), head_dim=("int?", None), hidden_act=("str", "silu"),
+               max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-5), tie_word_embeddings=("bool", False), eos_token_id=("ids", 2),
+               sliding_window=("int?", None), rope_theta=("float", 1e6)),
+        derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "False", **_WINDOW_EVERYWHERE, **_SCALE_BY_HEAD_DIM},
+        rope="transformers-5",
+    ),
+    Entry(
+        "transformers-5", "gemma", "transformers-5", "transformers 5 GemmaConfig", _source("gemma"),
+        fields(vocab_size=("int", 256000), hidden_size=("int", 3072), intermediate_size=("int", 24576), num_hidden_layers=("int", 28),
+               num_attention_heads=("int", 16), num_key_value_heads=("int", 16), head_dim=("int", 256), hidden_act=("str", "gelu_pytorch_tanh"),
+               max_position_embeddings=("int", 8192), rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", True), eos_token_id=("ids", 1),
+               attention_bias=("bool", False)),
+        # __post_init__ rewrites the legacy "gelu" of the official releases to the tanh approximation.
+        derive={"hidden_act": "'gelu_pytorch_tanh' if hidden_act == 'gelu' else hidden_act", "head_dim": "head_dim",
+                "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")', "query_pre_attn_scalar": "head_dim"},
+        rope="transformers-5",
+        notes="embeddings are scaled by sqrt(hidden_size); RMSNorm multiplies by (1 + weight).",
+    ),
+    Entry(
+        "transformers-5", "gemma2", "transformers-5", "transformers 5 Gemma2Config", _source("gemma2"),
+        fields(vocab_size=("int", 256000), hidden_size=("int", 2304), intermediate_size=("int", 9216), num_hidden_layers=("int", 26),
+               num_attention_heads=("int", 8), num_key_value_heads=("int", 4), head_dim=("int", 256), hidden_activation=("str", "gelu_pytorch_tanh"),
+               max_position_embeddings=("int", 8192), rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", True), eos_token_id=("ids", 1),
+               attention_bias=("bool", False), query_pre_attn_scalar=("int", 256), sliding_window=("int?", 4096), layer_types=("list?", None),
+               final_logit_softcapping=("float?", 30.0), attn_logit_softcapping=("float?", 50.0)),
+        derive={"hidden_act": "hidden_activation", "head_dim": "head_dim",
+                "layer_types": "layer_types or pattern(num_hidden_layers, 2)"},
+        rope="transformers-5",
+        notes="the MLP calls hidden_activation; hidden_act is kept but unused.",
+    ),
+    Entry(
+        "transformers-5", "gemma3_text", "transformers-5", "transformers 5 Gemma3TextConfig", _source("gemma3_text", "gemma3"),
+        fields(vocab_size=("int", 262208), hidden_size=("int", 2304), intermediate_size=("int", 9216), num_hidden_layers=("int", 26),
+               num_attention_heads=("int", 8), num_key_value_heads=("int", 4), head_dim=("int", 256), hidden_activation=("str", "gelu_pytorch_tanh"),
+               max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", True), eos_token_id=("ids", 1),
+               attention_bias=("bool", False), query_pre_attn_scalar=("int", 256), sliding_window=("int?", 4096), layer_types=("list?", None),
+               sliding_window_pattern=("int", 6), final_logit_softcapping=("float?", None), attn_logit_softcapping=("float?", None),
+               rope_theta=("float", 1e6), rope_local_base_freq=("float", 1e4)),
+        derive={"hidden_act": "hidden_activation", "head_dim": "head_dim",
+                "layer_types": "layer_types or pattern(num_hidden_layers, sliding_window_pattern)"},
+        rope="transformers-5:per-layer-type",
+        notes="sliding layers use rope_parameters.sliding_attention, full layers full_attention.",
+    ),
+    Entry(
+        "transformers-5", "phi3", "transformers-5", "transformers 5 Phi3Config", _source("phi3"),
+        fields(vocab_size=("int", 32064), hidden_size=("int", 3072), intermediate_size=("int", 8192), num_hidden_layers=("int", 32),
+               num_attention_heads=("int", 32), num_key_value_heads=("int?", None), hidden_act=("str", "silu"), max_position_embeddings=("int", 4096),
+               rms_norm_eps=("float", 1e-5), tie_word_embeddings=("bool", False), eos_token_id=("ids", 32000), sliding_window=("int?", None)),
+        derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "False", **_WINDOW_EVERYWHERE, **_SCALE_BY_HEAD_DIM},
+        rope="transformers-5:phi3",
+        notes="q, k and v are one fused qkv_proj, gate and up one gate_up_proj.",
+    ),
+)
+
+FAMILIES = {entry.family: entry for entry in ENTRIES}

@@ -1,0 +1,53 @@
+"""The converter reader: llama.cpp's convert_hf_to_gguf sees `AutoConfig.from_pretrained(dir).to_dict()` of
+the installed transformers (5 here), or the raw JSON when transformers refuses the file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfglint.consumers.base import Failure, View
+from cfglint.consumers.python_reader import unreadable
+from cfglint.document import Document
+from cfglint.knowledge.entry import REQUIRED, Entry
+from cfglint.readers.values import defaults, fill
+
+
+def read(entry: Entry, doc: Document, intent: Any) -> View:
+    view = View(consumer=entry.runtime)
+    failure = unreadable(doc)
+    if failure:
+        return view.fail(failure)
+    data = doc.data
+    env = {**defaults(entry), **data}
+    missing = [k for k, f in entry.fields.items() if f.default is REQUIRED and env.get(k) is None]
+    if missing:
+        return view.fail(Failure(f"KeyError: '{missing[0]}'", "/" + missing[0], "missing"))
+    present = {k for k in env if k in data and data[k] is not None}
+    return fill(view, entry, env, present, data, intent)
+
+
+# LlamaModel (llama, mistral, mixtral, granite) bakes llama3 scaling into a rope_freqs tensor; the others drop it.
+LLAMA3_AS_TENSOR = {"mistral", "mixtral", "granite"}
+# base.py's set_gguf_parameters writes these scaling types; dynamic, llama3 and anything else write none.
+WRITTEN = {"linear", "yarn", "longrope", "su"}
+
+
+def rope(entry: Entry, data: dict, intent: Any, none: bool = False) -> dict | Failure:
+    """What convert_hf_to_gguf writes for RoPE, from the hparams transformers 5 gives it (the intent's
+    resolution: rope_parameters, per layer type for Gemma 3); gemma and gemma2 write no RoPE key at all, so
+    llama.cpp runs its default base 10000, unscaled."""
+    from cfglint.reading import DEFAULT, FIXED
+
+    if none:
+        return {"rope_theta": (10000.0, FIXED), "rope_scaling": (None, FIXED)}
+    theta, theta_at = intent.values["rope_theta"], intent.sources["rope_theta"]
+    scaling, scaling_at = intent.values["rope_scaling"], intent.sources["rope_scaling"]
+    kind = scaling.get("rope_type") if isinstance(scaling, dict) else None
+    if kind == "llama3" and entry.family in LLAMA3_AS_TENSOR:
+        pass
+    elif kind not in WRITTEN or (kind in ("linear", "yarn") and scaling.get("factor") is None):
+        scaling, scaling_at = None, (FIXED if kind not in (None, "default") else DEFAULT)
+    out = {"rope_theta": (theta, theta_at), "rope_scaling": (scaling, scaling_at)}
+    if "rope_local_base_freq" in intent.values:
+        out["rope_local_base_freq"] = (intent.values["rope_local_base_freq"], intent.sources["rope_local_base_freq"])
+    return out

@@ -1,0 +1,35 @@
+"""The Python readers: a dataclass fed the keys it declares (mlx-lm), keyword arguments that keep every key
+(transformers 4). json.load reads the file; nothing is type-checked; null passes through as None."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfglint.consumers.base import Failure, View
+from cfglint.consumers.python_reader import unreadable
+from cfglint.document import Document
+from cfglint.knowledge.entry import REQUIRED, Entry
+from cfglint.readers.values import defaults, fill
+
+
+def _missing_message(entry: Entry, missing: list[str]) -> str:
+    names = " and ".join(f"'{k}'" for k in missing)
+    plural = "s" if len(missing) > 1 else ""
+    return f"TypeError: {entry.struct}.__init__() missing {len(missing)} required positional argument{plural}: {names}"
+
+
+def read(entry: Entry, doc: Document, intent: Any) -> View:
+    view = View(consumer=entry.runtime)
+    failure = unreadable(doc)
+    if failure:
+        return view.fail(failure)
+    data = doc.data
+    if entry.reader == "dataclass":
+        missing = [k for k, f in entry.fields.items() if f.default is REQUIRED and k not in data]
+        if missing:
+            return view.fail(Failure(_missing_message(entry, missing), "/" + missing[0], "missing"))
+        env = {**defaults(entry), **{k: v for k, v in data.items() if k in entry.fields}}
+    else:  # kwargs: every key becomes an attribute
+        env = {**defaults(entry), **data}
+    present = {k for k in env if k in data and data[k] is not None}
+    return fill(view, entry, env, present, data, intent)

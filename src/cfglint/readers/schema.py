@@ -1,0 +1,20 @@
+"""The pydantic model of what a runtime reads for one family, built from its entry (`cfglint schema --family`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+from cfglint.knowledge.entry import REQUIRED, Entry
+
+
+def model_of(entry: Entry) -> type[BaseModel]:
+    if entry.reader == "serde":
+        from cfglint.readers.serde_reader import model_of as serde_model
+
+        return serde_model(entry)
+    # The Python readers check no types: every field takes any value, required ones must be present.
+    declared: dict[str, Any] = {n: (Any, ... if f.default is REQUIRED else f.default) for n, f in entry.fields.items()}
+    extra = "ignore" if entry.reader == "dataclass" else "allow"
+    return create_model(entry.struct, __config__=ConfigDict(extra=extra), **declared)  # type: ignore[call-overload]

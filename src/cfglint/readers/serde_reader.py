@@ -1,0 +1,90 @@
+"""The serde reader: an entry's fields become a pydantic model with serde's types, read as serde_json does.
+
+The pydantic model is built once per entry (`pydantic.create_model`, declaration order kept, so serde's
+"first missing field" order holds) and is also what `cfglint schema` exports for the runtime and family.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Strict, create_model
+
+from cfglint.consumers.base import PANIC, Failure, View
+from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize, deserialize, f32
+from cfglint.document import Document
+from cfglint.knowledge.entry import REQUIRED, Entry
+from cfglint.readers.values import fill
+
+String = Annotated[str, Strict(), Rust("a string")]
+SCALARS: dict[str, Any] = {"usize": USize, "u32": U32, "f32": F32, "f64": F64, "bool": Bool, "string": String, "json": Any}
+
+
+def runtime_module(runtime: str) -> Any:
+    return importlib.import_module("cfglint.knowledge." + runtime.replace("-", "_"))
+
+
+def _activation(runtime: str) -> Any:
+    module = runtime_module(runtime)
+    newtype = tuple(getattr(module, "NEWTYPE_ACTIVATIONS", ()))
+    units = tuple(a for a in module.ACTIVATIONS if a not in newtype)
+    return Annotated[Literal[units], Rust("enum Activation", variants=tuple(module.ACTIVATIONS), newtype=newtype)]  # type: ignore[valid-type]
+
+
+def annotation(type_name: str, runtime: str) -> Any:
+    if type_name.startswith("option<") and type_name.endswith(">"):
+        return Optional[annotation(type_name[7:-1], runtime)]
+    if type_name == "activation":
+        return _activation(runtime)
+    if type_name == "eos":
+        return Annotated[Union[U32, list[U32]], Rust("untagged enum EosToks", untagged=True)]
+    if type_name.startswith("list<") and type_name.endswith(">"):
+        return Annotated[list[annotation(type_name[5:-1], runtime)], Rust("a sequence")]  # type: ignore[misc]
+    if type_name not in SCALARS:
+        raise ValueError(f"unknown serde field type {type_name!r}")
+    return SCALARS[type_name]
+
+
+_MODELS: dict[tuple[str, str], type[BaseModel]] = {}
+
+
+def model_of(entry: Entry) -> type[BaseModel]:
+    key = (entry.runtime, entry.family)
+    if key not in _MODELS:
+        _MODELS[key] = _build(entry)
+    return _MODELS[key]
+
+
+def _build(entry: Entry) -> type[BaseModel]:
+    declared: dict[str, Any] = {}
+    for name, spec in entry.fields.items():
+        kind = annotation(spec.type, entry.runtime)
+        if spec.default is not REQUIRED:
+            declared[name] = (kind, spec.default)
+        elif spec.type.startswith("option<"):
+            declared[name] = (kind, None)
+        else:
+            declared[name] = (kind, ...)
+    return create_model(entry.struct, __config__=ConfigDict(extra="ignore"), **declared)  # type: ignore[call-overload]
+
+
+def read(entry: Entry, doc: Document, intent: Any) -> View:
+    view = View(consumer=entry.runtime)
+    parsed = deserialize(model_of(entry), doc)
+    if isinstance(parsed, Failure):
+        return view.fail(parsed)
+    meaning = getattr(runtime_module(entry.runtime), "ACTIVATION_MEANING", {})
+    env: dict[str, Any] = {}
+    for name, spec in entry.fields.items():
+        value = getattr(parsed, name)
+        if "activation" in spec.type and isinstance(value, str):
+            value = meaning.get(value, value)
+        if spec.type in ("f32", "option<f32>") and isinstance(value, float):
+            value = f32(value)
+        env[name] = value
+    data = doc.data if isinstance(doc.data, dict) else {}
+    present = {k for k in parsed.model_fields_set if data.get(k) is not None}
+    if env.get("num_attention_heads") == 0:
+        return view.fail(Failure("attempt to divide by zero", "/num_attention_heads", "type", PANIC))
+    return fill(view, entry, env, present, data, intent)

@@ -1,0 +1,67 @@
+"""From what a runtime parsed to the values it reports: expressions, sources, refusals after the parse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfglint.consumers.base import Failure, View
+from cfglint.knowledge.entry import REQUIRED, Entry
+from cfglint.knowledge.expr import compile_expression, evaluate
+from cfglint.reading import ALL_KEYS, DEFAULT, DERIVED, FIXED
+from cfglint.readers.rope import read_rope
+
+# Reading keys an entry need not spell out: the runtime reads the key of the same name, or derives it so.
+IMPLIED = {
+    "num_key_value_heads": "num_key_value_heads if num_key_value_heads is not None else num_attention_heads",
+}
+
+
+def source_of(expression: str, entry: Entry, present: set[str]) -> str:
+    """Where a value comes from: the key it names, a hard-coded constant, or a derivation."""
+    import ast
+
+    node = ast.parse(expression, mode="eval").body
+    if isinstance(node, ast.Constant):
+        return FIXED
+    if isinstance(node, ast.Name):
+        return "/" + node.id if node.id in present else DEFAULT
+    if isinstance(node, ast.BoolOp) and isinstance(node.values[0], ast.Name) and node.values[0].id in present:
+        return "/" + node.values[0].id  # `head_dim or hidden // heads` with head_dim written
+    return DERIVED
+
+
+def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_data: dict, intent: Any) -> View:
+    """Set every reading key the entry gives, then apply its refusals; `present` holds the keys the file has
+    (non-null) that the runtime read."""
+    for check in entry.checks:
+        if evaluate(check.when, env):
+            return view.fail(Failure(check.message.format_map(_Lenient(env)), check.pointer, check.kind, check.outcome))
+    rope = read_rope(entry, env, present, doc_data, intent)
+    if isinstance(rope, Failure):
+        return view.fail(rope)
+    for key in ALL_KEYS:
+        if key in rope:
+            view.set(key, *rope[key])
+            continue
+        expression = entry.derive.get(key) or IMPLIED.get(key)
+        if expression is None and key in entry.fields:
+            expression = key
+        if expression is None:
+            continue
+        compile_expression(expression)
+        view.set(key, evaluate(expression, env), source_of(expression, entry, present))
+    kinds = view.values.get("layer_types")
+    if isinstance(kinds, list) and "sliding_attention" not in kinds and view.values.get("sliding_window") is not None:
+        view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied
+    if hasattr(view, "ignored"):
+        view.ignored = [k for k in doc_data if k not in entry.fields]
+    return view
+
+
+def defaults(entry: Entry) -> dict[str, Any]:
+    return {name: f.default for name, f in entry.fields.items() if f.default is not REQUIRED}
+
+
+class _Lenient(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"

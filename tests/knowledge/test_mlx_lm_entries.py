@@ -1,0 +1,109 @@
+"""The mlx-lm entries against the installed mlx-lm: fields, their order and defaults, per family.
+
+The mlx-lm venv is the one the conformance tests use (`runtime_python("mlx-lm", ["mlx[cpu]", "mlx-lm"])`),
+built on first use. One probe run, inside it, chooses each family's classes the way `mlx_lm.load` does
+(`mlx_lm.utils._get_classes`, so MODEL_REMAPPING applies) and prints `dataclasses.fields(ModelArgs)` with
+their defaults; every entry must equal that exactly (names, order, defaults and their JSON types).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cfglint.knowledge import mlx_lm
+from cfglint.knowledge.entry import REQUIRED
+from tests.conformance.venvs import run_probe, runtime_python
+
+PROBE = r'''
+import dataclasses
+import json
+import os
+import sys
+
+# Everything but the JSON object goes to stderr.
+json_out = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+from importlib.metadata import version
+
+from mlx_lm.utils import _get_classes
+
+
+def default_of(field):
+    if field.default is not dataclasses.MISSING:
+        value = field.default
+    elif field.default_factory is not dataclasses.MISSING:
+        value = field.default_factory()
+    else:
+        return {"required": True}
+    try:
+        json.dumps(value)
+    except TypeError:
+        value = repr(value)
+    return {"default": value}
+
+
+families = {}
+for family in sys.argv[1:]:
+    try:
+        model_class, args_class = _get_classes({"model_type": family})
+    except Exception as exc:
+        families[family] = {"error": f"{type(exc).__name__}: {exc}"}
+        continue
+    families[family] = {
+        "module": args_class.__module__,
+        "struct": args_class.__name__,
+        "fields": [[f.name, default_of(f)] for f in dataclasses.fields(args_class)],
+    }
+
+json_out.write(json.dumps({
+    "mlx-lm": version("mlx-lm"),
+    "mlx": version("mlx"),
+    "families": families,
+}) + "\n")
+json_out.flush()
+'''
+
+ENTRIES = {entry.family: entry for entry in mlx_lm.ENTRIES}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    python = runtime_python("mlx-lm", ["mlx[cpu]", "mlx-lm"])
+    script = tmp_path_factory.mktemp("mlx_lm_fields") / "mlx_lm_fields_probe.py"
+    script.write_text(PROBE, encoding="utf-8")
+    # run_probe joins the probes folder with the name; an absolute path stays itself.
+    return run_probe(python, str(script), *ENTRIES, *mlx_lm.MISSING)
+
+
+def _as_json(default):
+    return {"required": True} if default is REQUIRED else {"default": json.loads(json.dumps(default))}
+
+
+def test_installed_version_is_the_one_read(installed):
+    ref = {entry.source.ref for entry in mlx_lm.ENTRIES}
+    assert ref == {f"{installed['mlx-lm']} (wheel)"}, (ref, installed["mlx-lm"], installed["mlx"])
+
+
+@pytest.mark.parametrize("family", sorted(ENTRIES))
+def test_fields_match_model_args(family, installed):
+    entry = ENTRIES[family]
+    found = installed["families"][family]
+    assert "error" not in found, found
+    assert entry.source.path == "mlx_lm/models/" + found["module"].rsplit(".", 1)[-1] + ".py"
+    assert entry.struct == found["struct"]
+    ours = [[name, _as_json(f.default)] for name, f in entry.fields.items()]
+    theirs = found["fields"]
+    assert [n for n, _ in ours] == [n for n, _ in theirs], "field names or order differ"
+    for (name, a), (_, b) in zip(ours, theirs):
+        # Compared as JSON text, so 1000000 vs 1000000.0 and False vs 0 count as different.
+        assert json.dumps(a) == json.dumps(b), (name, a, b)
+    assert all(f.type == "any" for f in entry.fields.values())
+
+
+def test_missing_families_have_no_module(installed):
+    for family in mlx_lm.MISSING:
+        assert "error" in installed["families"][family], (family, installed["families"][family])

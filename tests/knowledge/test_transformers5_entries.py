@@ -1,0 +1,119 @@
+"""The intent for every family against real transformers 5: its config class's defaults, and the model it
+builds from each generated variant (head size, attention scale, window per layer, biases, activation, tie,
+RoPE), observed on the built modules rather than assumed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+import pytest
+
+from cfglint.intent import intent_of
+from cfglint.knowledge.transformers5 import ENTRIES, FAMILIES
+from cfglint.reading import same
+from tests.families import all_cases
+
+CASES = all_cases()
+
+# transformers' activation classes, by the name a config gives them
+ACTIVATIONS = {"SiLUActivation": "silu", "SiLU": "silu", "GELUActivation": "gelu", "GELUTanh": "gelu_pytorch_tanh",
+               "PytorchGELUTanh": "gelu_pytorch_tanh", "GELUPytorchTanh": "gelu_pytorch_tanh"}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.family)
+def test_defaults_are_the_config_class_defaults(entry):
+    from transformers import CONFIG_MAPPING
+
+    cls = CONFIG_MAPPING[entry.family]
+    declared = {f.name: f.default for f in dataclasses.fields(cls)}
+    for key, spec in entry.fields.items():
+        if key in ("rope_theta", "rope_local_base_freq"):  # the class's default_theta, not a field
+            theta = cls.default_theta if hasattr(cls, "default_theta") else 10000.0
+            want = theta.get("global" if key == "rope_theta" else "local") if isinstance(theta, dict) else theta
+            assert spec.default == want, (key, spec.default, want)
+            continue
+        if key == "sliding_window_pattern":  # read from kwargs in __post_init__
+            continue
+        assert key in declared, f"{entry.family}: {key} is not a field of {cls.__name__}"
+        assert spec.default == declared[key], (key, spec.default, declared[key])
+
+
+def observed(config: dict, tmp_path) -> dict:
+    """What transformers 5 builds: read off the model's modules and the config object it used."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    cfg = AutoConfig.from_pretrained(tmp_path)
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(cfg)
+    layers = model.model.layers
+    attention = layers[0].self_attn
+    q = getattr(attention, "q_proj", None) or getattr(attention, "qkv_proj")
+    bias_qkv, bias_o = q.bias is not None, attention.o_proj.bias is not None
+    mlp = layers[0].mlp
+    act = getattr(mlp, "act_fn", None) or getattr(mlp, "activation_fn", None)
+    if act is None:  # a mixture of experts: the experts' activation
+        experts = getattr(mlp, "experts")
+        act = getattr(experts, "act_fn", None) or experts[0].act_fn
+    window = getattr(cfg, "sliding_window", None)
+    if getattr(cfg, "layer_types", None) is not None:  # the masks are built per layer type
+        windows = [window if kind == "sliding_attention" else None for kind in cfg.layer_types]
+    else:  # one mask for every layer
+        windows = [window] * len(layers)
+    if all(w is None for w in windows):
+        window = None
+    params = cfg.rope_parameters
+    full = params.get("full_attention", params)
+    out = {
+        "rope_theta": full["rope_theta"],
+        "rope_scaling": None if full.get("rope_type", "default") == "default" else full,
+        "head_dim": attention.head_dim,
+        "num_key_value_heads": cfg.num_key_value_heads,
+        "tie_word_embeddings": model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr(),
+        "hidden_act": ACTIVATIONS[type(act).__name__],
+        "attention_bias": True if bias_o else ("q/k/v" if bias_qkv else False),
+        "max_position_embeddings": cfg.max_position_embeddings,
+        "rms_norm_eps": cfg.rms_norm_eps,
+        "eos_token_id": cfg.eos_token_id,
+        "sliding_window": window,
+        "layer_types": ["sliding_attention" if w is not None else "full_attention" for w in windows],
+        "query_pre_attn_scalar": round(attention.scaling ** -2),
+    }
+    if "sliding_attention" in params:
+        out["rope_local_base_freq"] = params["sliding_attention"]["rope_theta"]
+    if "partial_rotary_factor" in full:
+        out["partial_rotary_factor"] = full["partial_rotary_factor"]
+    for key in ("attn_logit_softcapping", "final_logit_softcapping"):
+        if hasattr(cfg, key):
+            out[key] = getattr(cfg, key)
+    return out
+
+
+# transformers 5.24 cannot build these: Mixtral's head_dim defaults to None, and the dynamic and YaRN RoPE
+# initialisers multiply it (`int(head_dim * partial_rotary_factor)` in modeling_rope_utils.py).
+BUILD_FAILURES = {f"mixtral/tf{v}-{kind}": "unsupported operand type(s) for *: 'NoneType' and 'float'" for v in (4, 5) for kind in ("dynamic", "yarn")}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_intent_is_what_transformers5_builds(name, tmp_path):
+    config = CASES[name]
+    intent = intent_of(config)
+    assert intent.family == config["model_type"]
+    if name in BUILD_FAILURES:
+        with pytest.raises(TypeError, match=re.escape(BUILD_FAILURES[name])):
+            observed(config, tmp_path)
+        return
+    actual = observed(config, tmp_path)
+    for key, theirs in actual.items():
+        assert key in intent.values, f"the intent has no {key}"
+        ours = intent.values[key]
+        if key == "rope_scaling" and isinstance(ours, dict) and isinstance(theirs, dict):
+            theirs = {k: v for k, v in theirs.items() if k not in ("rope_theta", "type", "partial_rotary_factor")}
+        assert same(key, ours, theirs), (key, ours, theirs)
+
+
+def test_every_family_has_variants():
+    assert {name.split("/")[0] for name in CASES} == set(FAMILIES)
