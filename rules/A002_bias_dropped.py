@@ -30,8 +30,11 @@ def check(ctx):
     if ctx.intent is None:
         return
     for key in ("attention_bias", "mlp_bias"):
-        if ctx.intent.values.get(key) is not True:
+        if not ctx.intent.values.get(key):  # True, or "q/k/v" for the families that bias only those
             continue
         effects = tuple(uses(n, v, key) for n, v in ctx.diverging(key))
         if effects:
-            yield Finding(f"{key} is true, but the bias tensors are silently dropped: {describe(effects)}", "/" + key, effects)
+            meant = ctx.intent.values[key]
+            what = f"{key} is true" if meant is True else f"the family biases {meant}"
+            pointer = "/" + key if key in ctx.config else "/model_type"
+            yield Finding(f"{what}, but the bias tensors are silently dropped: {describe(effects)}", pointer, effects)

@@ -1,23 +1,26 @@
-"""hidden_act names an activation a runtime replaces with its own.
+"""The MLP activation a runtime runs differs from the one transformers runs.
 
 ## What it does
-Reports a `hidden_act` other than the one a runtime hard-codes (candle and mlx-lm always use SiLU).
+Reports a config whose activation (`hidden_act`, or Gemma 2 and 3's `hidden_activation`) a runtime reads
+differently or replaces with its own: candle's and mlx-lm's Llama always run SiLU, mlx-lm's Gemma runs exact
+GELU, and candle and transformers 4 read Gemma's legacy `"gelu"` as exact GELU where transformers 5 runs the
+tanh approximation.
 
 ## Why it matters
 The MLP computes a different function with the same weights; the model loads and produces wrong output.
 
 ## Example
 ```json
-{"hidden_act": "gelu"}
+{"model_type": "gemma", "hidden_act": "gelu"}
 ```
-candle will use "silu".
+transformers 5 runs "gelu_pytorch_tanh"; candle will use "gelu".
 
 ## Fix safety
 No fix.
 """
 
 from cfglint.diagnostics import Finding
-from cfglint.reading import show
+from cfglint.reading import DEFAULT, DERIVED, FIXED, show
 from cfglint.rule import describe, uses
 
 CODE = "A003"
@@ -31,4 +34,7 @@ def check(ctx):
     effects = tuple(uses(n, v, "hidden_act") for n, v in ctx.diverging("hidden_act"))
     if effects:
         act = ctx.intent.values["hidden_act"]
-        yield Finding(f"hidden_act is {show(act)}, but {describe(effects)}", "/hidden_act", effects)
+        source = ctx.intent.sources.get("hidden_act", "")
+        key = "hidden_activation" if source == "/hidden_activation" else "hidden_act"
+        pointer = source if source not in (DEFAULT, DERIVED, FIXED, "") else ("/" + key if key in ctx.config else "")
+        yield Finding(f"{key}: transformers runs {show(act)}, but {describe(effects)}", pointer, effects)

@@ -21,16 +21,18 @@ Usage:
 
 from __future__ import annotations
 
+
 import argparse
 import importlib.util
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import hardware  # noqa: E402  (the scripts folder)
 
 SCRIPTS = Path(__file__).resolve().parent
 MEMORY_TARGET = 1.5
@@ -68,29 +70,10 @@ def verdict(ratio: float, target: float) -> str:
 
 
 def machine(threads: int) -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    memory = ""
-    try:
-        total_kib = int(Path("/proc/meminfo").read_text().split("MemTotal:")[1].split()[0])
-        memory = f", {total_kib / 2**20:.0f} GiB RAM"
-    except (OSError, IndexError, ValueError):
-        pass
     import torch
     import transformers
 
-    load = ", load average %.1f" % os.getloadavg()[0] if hasattr(os, "getloadavg") else ""
-    return (
-        f"{cpu} ({os.cpu_count()} logical cores){memory}{load}; {platform.system()} {platform.machine()}, "
-        f"Python {platform.python_version()}, torch {torch.__version__}, transformers {transformers.__version__}, "
-        f"{threads} thread{'s' if threads != 1 else ''}"
-    )
+    return f"{hardware()}, torch {torch.__version__}, transformers {transformers.__version__}, {threads} thread{'s' if threads != 1 else ''}"
 
 
 def default_model_dir() -> Path:

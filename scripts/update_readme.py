@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from cfglint.compat import table  # noqa: E402
+from cfglint.compat import family_table, table  # noqa: E402
 from cfglint.rule import load_builtin  # noqa: E402
 
 
@@ -19,7 +19,7 @@ def rule_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-SECTIONS = {"rule-table": rule_table, "compat-table": table}
+SECTIONS = {"rule-table": rule_table, "compat-table": table, "family-table": family_table}
 
 
 def replace(text: str, name: str, body: str) -> str:

@@ -43,3 +43,19 @@ def sample_dirs() -> list[Path]:
 def pytest_configure(config):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+# Tests that build a runtime's venv, run a converter or load real weights: the marker `runtimes`.
+RUNTIME_TESTS = (
+    "tests/conformance/", "tests/logits/", "tests/hub/", "tests/knowledge/test_mlx_lm_entries.py",
+    "tests/knowledge/test_mistralrs_entries.py", "tests/knowledge/test_transformers4_entries.py",
+    "tests/test_weights_runtimes.py", "tests/test_dependency_floor.py", "tests/test_precommit.py",
+    "tests/sampling/test_smollm2.py", "tests/test_fix.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        where = Path(str(item.fspath)).relative_to(ROOT).as_posix()
+        if where.startswith(RUNTIME_TESTS):
+            item.add_marker(pytest.mark.runtimes)

@@ -12,36 +12,8 @@ import json
 import tempfile
 from pathlib import Path
 
-_DIMS = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
-         "vocab_size": 128, "max_position_embeddings": 256, "rms_norm_eps": 1e-06, "bos_token_id": 1, "eos_token_id": 2, "tie_word_embeddings": False}
-_MOE = {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "norm_topk_prob": False, "decoder_sparse_step": 1}
+from cfglint.compat import FAMILY_BASES as BASES  # the README's family table is built from the same configs
 
-BASES: dict[str, dict] = {
-    "qwen2": {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", **_DIMS, "hidden_act": "silu", "rope_theta": 1000000.0,
-              "use_sliding_window": False, "sliding_window": 128, "max_window_layers": 2},
-    "qwen2_moe": {"architectures": ["Qwen2MoeForCausalLM"], "model_type": "qwen2_moe", **_DIMS, **_MOE, "shared_expert_intermediate_size": 64,
-                  "hidden_act": "silu", "rope_theta": 1000000.0, "use_sliding_window": False, "sliding_window": 128, "max_window_layers": 2},
-    "qwen3": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", **_DIMS, "head_dim": 32, "hidden_act": "silu", "attention_bias": False,
-              "rope_theta": 1000000.0, "use_sliding_window": False, "sliding_window": None, "max_window_layers": 4},
-    "qwen3_moe": {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", **_DIMS, **_MOE, "head_dim": 32, "hidden_act": "silu",
-                  "attention_bias": False, "rope_theta": 1000000.0, "use_sliding_window": False, "sliding_window": None, "max_window_layers": 4,
-                  "mlp_only_layers": []},
-    "mistral": {"architectures": ["MistralForCausalLM"], "model_type": "mistral", **_DIMS, "head_dim": 16, "hidden_act": "silu",
-                "rope_theta": 1000000.0, "sliding_window": None},
-    "mixtral": {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", **_DIMS, "hidden_act": "silu", "rope_theta": 500000.0,
-                "sliding_window": None, "num_local_experts": 4, "num_experts_per_tok": 2},
-    "gemma": {"architectures": ["GemmaForCausalLM"], "model_type": "gemma", **_DIMS, "head_dim": 16, "hidden_act": "gelu_pytorch_tanh",
-              "hidden_activation": None, "attention_bias": False, "rope_theta": 10000.0, "tie_word_embeddings": True},
-    "gemma2": {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", **_DIMS, "head_dim": 16, "hidden_act": "gelu_pytorch_tanh",
-               "hidden_activation": "gelu_pytorch_tanh", "attention_bias": False, "rope_theta": 10000.0, "query_pre_attn_scalar": 32,
-               "sliding_window": 64, "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "tie_word_embeddings": True},
-    "gemma3_text": {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", **dict(_DIMS, num_hidden_layers=7), "head_dim": 16,
-                    "hidden_activation": "gelu_pytorch_tanh", "attention_bias": False, "rope_theta": 500000.0, "rope_local_base_freq": 20000.0,
-                    "query_pre_attn_scalar": 16, "sliding_window": 64, "sliding_window_pattern": 6, "attn_logit_softcapping": None,
-                    "final_logit_softcapping": None, "rope_scaling": None, "tie_word_embeddings": True},
-    "phi3": {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", **_DIMS, "pad_token_id": 0, "hidden_act": "silu", "rope_theta": 10000.0,
-             "sliding_window": None, "original_max_position_embeddings": 64, "partial_rotary_factor": 1.0},
-}
 # phi3's longrope factors: one per rotary frequency (head_dim 16 / 2).
 _LONGROPE = {"type": "longrope", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8}
 SCALINGS = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import shutil
 import struct
@@ -11,7 +10,7 @@ import sys
 
 import pytest
 
-from cfglint import document
+from cfglint import compat, document
 from cfglint.cli import main
 from cfglint.consumers.base import View
 from cfglint.engine import context_of, lint
@@ -33,13 +32,7 @@ def codes(capsys, directory):
 
 
 def edited(**changes):
-    config = copy.deepcopy(TINY)
-    for key, value in changes.items():
-        if value is None:
-            config.pop(key, None)
-        else:
-            config[key] = value
-    return config
+    return compat.edited(TINY, **changes)
 
 
 def only(found, code):

@@ -24,14 +24,19 @@ BASE = {
 LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 64}
 
 
-def _with(**changes) -> dict:
-    config = copy.deepcopy(BASE)
+def edited(base: dict, **changes) -> dict:
+    """A copy of base with keys set, or removed where the value is None."""
+    config = copy.deepcopy(base)
     for key, value in changes.items():
         if value is None:
             config.pop(key, None)
         else:
             config[key] = value
     return config
+
+
+def _with(**changes) -> dict:
+    return edited(BASE, **changes)
 
 
 # (feature, the key whose reading the row is about, config)
@@ -85,5 +90,83 @@ def table() -> str:
     return "\n".join(lines) + "\n"
 
 
+# Per family: a config as its publisher writes it (every key the runtimes read), with a RoPE base no runtime
+# defaults to, so a cell says "ok" only when the runtime really reads the file's value.
+_DIMS = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+         "vocab_size": 128, "max_position_embeddings": 256, "rms_norm_eps": 1e-06, "bos_token_id": 1, "eos_token_id": 2, "tie_word_embeddings": False}
+_MOE = {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "norm_topk_prob": False, "decoder_sparse_step": 1}
+THETA, LOCAL_THETA = 500000.0, 20000.0
+FAMILY_BASES: dict[str, dict] = {
+    "qwen2": {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", **_DIMS, "hidden_act": "silu", "rope_theta": THETA,
+              "use_sliding_window": False, "sliding_window": 128, "max_window_layers": 2},
+    "qwen2_moe": {"architectures": ["Qwen2MoeForCausalLM"], "model_type": "qwen2_moe", **_DIMS, **_MOE, "shared_expert_intermediate_size": 64,
+                  "hidden_act": "silu", "rope_theta": THETA, "use_sliding_window": False, "sliding_window": 128, "max_window_layers": 2},
+    "qwen3": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", **_DIMS, "head_dim": 32, "hidden_act": "silu", "attention_bias": False,
+              "rope_theta": THETA, "use_sliding_window": False, "sliding_window": None, "max_window_layers": 4},
+    "qwen3_moe": {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", **_DIMS, **_MOE, "head_dim": 32, "hidden_act": "silu",
+                  "attention_bias": False, "rope_theta": THETA, "use_sliding_window": False, "sliding_window": None, "max_window_layers": 4,
+                  "mlp_only_layers": []},
+    "mistral": {"architectures": ["MistralForCausalLM"], "model_type": "mistral", **_DIMS, "head_dim": 16, "hidden_act": "silu",
+                "rope_theta": THETA, "sliding_window": None},
+    "mixtral": {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", **_DIMS, "hidden_act": "silu", "rope_theta": THETA,
+                "sliding_window": None, "num_local_experts": 4, "num_experts_per_tok": 2},
+    "gemma": {"architectures": ["GemmaForCausalLM"], "model_type": "gemma", **_DIMS, "head_dim": 16, "hidden_act": "gelu_pytorch_tanh",
+              "hidden_activation": None, "attention_bias": False, "rope_theta": THETA, "tie_word_embeddings": True},
+    "gemma2": {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", **_DIMS, "head_dim": 16, "hidden_act": "gelu_pytorch_tanh",
+               "hidden_activation": "gelu_pytorch_tanh", "attention_bias": False, "rope_theta": THETA, "query_pre_attn_scalar": 32,
+               "sliding_window": 64, "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "tie_word_embeddings": True},
+    "gemma3_text": {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", **dict(_DIMS, num_hidden_layers=7), "head_dim": 16,
+                    "hidden_activation": "gelu_pytorch_tanh", "attention_bias": False, "rope_theta": THETA, "rope_local_base_freq": LOCAL_THETA,
+                    "query_pre_attn_scalar": 16, "sliding_window": 64, "sliding_window_pattern": 6, "attn_logit_softcapping": None,
+                    "final_logit_softcapping": None, "rope_scaling": None, "tie_word_embeddings": True},
+    "phi3": {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", **_DIMS, "pad_token_id": 0, "hidden_act": "silu", "rope_theta": THETA,
+             "sliding_window": None, "original_max_position_embeddings": 64, "partial_rotary_factor": 1.0},
+}
+
+
+def tf5_layout(config: dict) -> dict:
+    """What transformers 5.24's save_pretrained does to the keys the table is about (tests compare it with the
+    real re-save): RoPE moves into rope_parameters (one set per layer type for Gemma 3), and Qwen drops an
+    unused window (null, or 0 for Qwen2-MoE)."""
+    out = copy.deepcopy(config)
+    theta, local = out.pop("rope_theta"), out.pop("rope_local_base_freq", None)
+    out.pop("rope_scaling", None)
+    if out["model_type"] == "gemma3_text":
+        out["rope_parameters"] = {"full_attention": {"rope_theta": theta, "rope_type": "default"}, "sliding_attention": {"rope_theta": local, "rope_type": "default"}}
+    else:
+        out["rope_parameters"] = {"rope_theta": theta, "rope_type": "default"}
+    if out["model_type"] == "phi3":
+        out["rope_parameters"]["partial_rotary_factor"] = out.get("partial_rotary_factor", 1.0)
+    if out["model_type"] in ("qwen2", "qwen3", "qwen3_moe") and not out.get("use_sliding_window"):
+        out["sliding_window"] = None
+    if out["model_type"] == "qwen2_moe" and not out.get("use_sliding_window"):
+        out["sliding_window"] = 0
+    return out
+
+
+def family_cell(view, intent, key: str) -> str:
+    if view.outcome == "not-applicable":
+        return "no loader" if "has no" in (view.message or "") else "not modelled"
+    return cell(view, intent, key)
+
+
+def family_table() -> str:
+    """Per family, what each runtime reads for the RoPE base in the layout transformers 4 and 5 write."""
+    from cfglint.knowledge.transformers5 import FAMILIES
+
+    names = consumers.names()
+    profiles = [consumers.get(n) for n in names]
+    lines = ["| family | layout | " + " | ".join(f"`{n}`" for n in names) + " |", "|---" * (len(names) + 2) + "|"]
+    for family in FAMILIES:
+        for layout, config in (("transformers 4", FAMILY_BASES[family]), ("transformers 5", tf5_layout(FAMILY_BASES[family]))):
+            doc = document.parse(Path("config.json"), json.dumps(config).encode())
+            ctx = context_of(doc, profiles)
+            cells = [family_cell(ctx.views[n], ctx.intent, "rope_theta") for n in names]
+            lines.append(f"| `{family}` | {layout} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     print(table(), end="")
+    print()
+    print(family_table(), end="")

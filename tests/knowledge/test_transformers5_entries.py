@@ -117,3 +117,15 @@ def test_intent_is_what_transformers5_builds(name, tmp_path):
 
 def test_every_family_has_variants():
     assert {name.split("/")[0] for name in CASES} == set(FAMILIES)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_the_readme_tables_transformers5_layout_is_what_transformers5_writes(family):
+    from cfglint.compat import FAMILY_BASES, tf5_layout
+    from tests.families import resaved
+
+    ours, real = tf5_layout(FAMILY_BASES[family]), resaved(FAMILY_BASES[family])
+    for key in ("rope_theta", "rope_local_base_freq", "rope_scaling"):
+        assert (key in ours) == (key in real), key
+    assert ours["rope_parameters"] == {k: v for k, v in real["rope_parameters"].items() if k != "type"}
+    assert ours.get("sliding_window") == real.get("sliding_window")

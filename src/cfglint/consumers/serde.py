@@ -60,7 +60,7 @@ def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
             candidates.append((offset, Failure(f"duplicate field `{key}`", dup.pointer, "duplicate")))
     data = doc.data
     if not isinstance(data, dict):
-        return Failure(f"invalid type: {_unexpected(data)}, expected struct {model.__name__}", "", "type")
+        return Failure(f"invalid type: {unexpected(data)}, expected struct {model.__name__}", "", "type")
     try:
         parsed = model.model_validate(data)
     except ValidationError as err:
@@ -166,7 +166,7 @@ def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[floa
     if kind == "untagged":
         return order, Failure(f"data did not match any variant of untagged enum {expected.split()[-1]}", pointer, "type")
     if kind in ("greater_than_equal", "less_than_equal", "less_than", "greater_than"):
-        return order, Failure(f"invalid value: {_unexpected(value)}, expected {expected}", pointer, "type")
+        return order, Failure(f"invalid value: {unexpected(value)}, expected {expected}", pointer, "type")
     if kind == "literal_error":
         if isinstance(value, str) and marker is not None and value in marker.newtype:
             return order, Failure("invalid type: unit variant, expected newtype variant", pointer, "type")
@@ -174,8 +174,8 @@ def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[floa
             names = [f"`{v}`" for v in (marker.variants if marker else ())]
             expected_text = " or ".join(names) if len(names) <= 2 else "one of " + ", ".join(names)
             return order, Failure(f"unknown variant `{value}`, expected {expected_text}", pointer, "variant")
-        return order, Failure(f"invalid type: {_unexpected(value)}, expected variant identifier", pointer, "type")
-    return order, Failure(f"invalid type: {_unexpected(value)}, expected {expected}", pointer, "type")
+        return order, Failure(f"invalid type: {unexpected(value)}, expected variant identifier", pointer, "type")
+    return order, Failure(f"invalid type: {unexpected(value)}, expected {expected}", pointer, "type")
 
 
 def _declaration_index(model: type[BaseModel], loc: tuple) -> int:
@@ -184,7 +184,7 @@ def _declaration_index(model: type[BaseModel], loc: tuple) -> int:
     return names.index(loc[-1]) if loc[-1] in names else len(names)
 
 
-def _unexpected(value: Any) -> str:
+def unexpected(value: Any) -> str:
     """serde's `Unexpected` display for a JSON value."""
     if value is None:
         return "null"

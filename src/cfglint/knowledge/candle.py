@@ -273,7 +273,7 @@ ENTRIES = (
             "layer_types": _ALL_FULL,
             "query_pre_attn_scalar": _DERIVED_HEAD,
         },
-        rope="TODO:phi3-longrope-by-position",
+        rope="phi3-longrope-by-position",
         checks=(
             # serde's own errors inside rope_scaling (struct RopeScaling, phi3.rs:27-39).
             Check("rope_scaling is not None and get(rope_scaling, 'type') is not None"

@@ -71,12 +71,6 @@ class Entry:
     struct: str = "Config"  # the serde struct or dataclass, as errors name it
     notes: str = ""  # what the runtime does that the values do not show
 
-    def __post_init__(self) -> None:
-        from cfglint.knowledge.expr import compile_expression
-
-        for text in (*self.derive.values(), *(c.when for c in self.checks)):
-            compile_expression(text)
-
 
 def fields(**declared: str | Field | tuple[str, Any]) -> dict[str, Field]:
     """`fields(vocab_size="usize", rope_theta=("f64", 10000.0))`: a type, or a (type, default) pair."""

@@ -95,6 +95,10 @@ _SPECIAL_CHECKS = (
 )
 # llama-model.cpp:1321 / src/models/<arch>.cpp: keys the runtime requires but the converter writes only
 # when the config has them.
+# conversion/qwen.py: find_hparam(["num_local_experts", "num_experts"]) (transformers 5 renames Qwen3-MoE's key).
+_EXPERT_COUNT = Check("num_local_experts is None and num_experts is None",
+                      "KeyError: could not find any of: ['num_local_experts', 'num_experts']", "/num_experts", kind="missing")
+
 _RUNTIME_KEY_CHECKS = (
     Check("max_position_embeddings is None", "key not found in model: {arch}.context_length",
           "/max_position_embeddings"),
@@ -149,7 +153,7 @@ ENTRIES = (
         source=Source("ggml-org/llama.cpp", "conversion/llama.py (+ src/llama-model.cpp)", REF),
         fields={**_BASE_FIELDS, "num_attention_heads": Field("any", REQUIRED),
                 "num_key_value_heads": Field("any", REQUIRED), "vocab_size": Field("any", REQUIRED)},
-        derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings"},
+        derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings", "partial_rotary_factor": "1.0"},
         rope="converter",
         checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
         notes="Converted as arch 'llama': sliding_window is never written, every layer attends fully. "
@@ -326,7 +330,8 @@ ENTRIES = (
         fields={**_BASE_FIELDS, "num_attention_heads": Field("any", REQUIRED),
                 "num_key_value_heads": Field("any", REQUIRED), "vocab_size": Field("any", REQUIRED),
                 "num_local_experts": Field("any", REQUIRED), "num_experts_per_tok": _ANY},
-        derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings"},
+        # LlamaModel writes rope.dimension_count = head_dim: every dimension rotates.
+        derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings", "partial_rotary_factor": "1.0"},
         rope="converter",
         checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
         notes="Converted as arch 'llama' with expert tensors; sliding_window is never written. "
@@ -335,23 +340,23 @@ ENTRIES = (
     Entry(
         runtime=RUNTIME, family="qwen2_moe", reader=READER, title=_QWEN_TITLE + " Qwen2MoeModel",
         source=Source("ggml-org/llama.cpp", "conversion/qwen.py (+ src/llama-model.cpp)", REF),
-        fields={**_BASE_FIELDS, "qkv_bias": Field("any", True), "num_experts": Field("any", REQUIRED),
+        fields={**_BASE_FIELDS, "qkv_bias": Field("any", True), "num_local_experts": _ANY, "num_experts": _ANY,
                 "num_experts_per_tok": _ANY, "moe_intermediate_size": _ANY,
                 "shared_expert_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "'q/k/v' if qkv_bias else False", "tie_word_embeddings": "False"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_OUTPUT_REQUIRED,),
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _OUTPUT_REQUIRED),
         notes="qwen2moe.cpp creates output.weight as required (no fallback to the embeddings). "
               "sliding_window / use_sliding_window are never read.",
     ),
     Entry(
         runtime=RUNTIME, family="qwen3_moe", reader=READER, title=_QWEN_TITLE + " Qwen3MoeModel",
         source=Source("ggml-org/llama.cpp", "conversion/qwen.py (+ src/llama-model.cpp)", REF),
-        fields={**_BASE_FIELDS, "num_experts": Field("any", REQUIRED), "num_experts_per_tok": _ANY,
+        fields={**_BASE_FIELDS, "num_local_experts": _ANY, "num_experts": _ANY, "num_experts_per_tok": _ANY,
                 "moe_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "attention_bias", "tie_word_embeddings": "tie_word_embeddings"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT,),
         notes="head_dim written only when present in hparams (the 5.x class has none unless given).",
     ),
     Entry(

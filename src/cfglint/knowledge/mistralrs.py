@@ -210,7 +210,7 @@ ENTRIES = (
             "query_pre_attn_scalar": _DERIVED_HEAD_DIM,
             **_NO_SOFTCAP,
         },
-        rope="TODO:phi3-longrope",
+        rope="phi3-longrope",
         checks=(Check("num_attention_heads == 0", "attempt to divide by zero", "/num_attention_heads", outcome="panic"),),
         notes=("eos_token_id is a single u32 (a list is a type error); qkv and gate_up are fused, no bias. "
                "lm_head is the embedding iff tie_word_embeddings."),

@@ -361,7 +361,7 @@ ENTRIES = (
         # type longrope/su -> SuScaledRoPE(rope_dim, rope_theta, max_position_embeddings,
         # original_max_position_embeddings (top-level field), short_factor, long_factor); linear -> nn.RoPE
         # scale 1/factor (assert factor is a float); any other type -> warning and no scaling.
-        rope="TODO:phi3-su-scaled",
+        rope="phi3-su-scaled",
         checks=(
             Check(
                 "rope_scaling and not ('long_factor' in rope_scaling and 'type' in rope_scaling)",

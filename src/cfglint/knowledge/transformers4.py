@@ -157,7 +157,7 @@ ENTRIES = (
                eos_token_id=("any", 32000), sliding_window=("any", None)),
         derive={"head_dim": _HEAD_DIM, "attention_bias": "False", "mlp_bias": "False", "query_pre_attn_scalar": _HEAD_DIM,
                 **_WINDOW_EVERYWHERE, **_NO_SOFTCAP},
-        rope="TODO:phi3-longrope",
+        rope="phi3-longrope",
         notes="fused qkv_proj and gate_up_proj, no biases; RoPE covers int(head_dim * partial_rotary_factor) dims.",
     ),
     Entry(

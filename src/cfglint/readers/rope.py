@@ -75,6 +75,11 @@ def read_rope(entry: Any, env: dict, present: set[str], data: dict, intent: Any)
         from cfglint.readers.converter import rope as converter_rope
 
         return converter_rope(entry, data, intent, none=kind == "converter-none")
+    from cfglint.readers import rope_families
+
+    special = rope_families.READINGS.get(kind)
+    if special is not None:
+        return special(entry, env, present, data, intent)
     raise ValueError(f"{entry.runtime} {entry.family}: no RoPE reading named {kind!r}")
 
 

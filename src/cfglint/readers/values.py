@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from cfglint.consumers.base import Failure, View
 from cfglint.knowledge.entry import REQUIRED, Entry
-from cfglint.knowledge.expr import compile_expression, evaluate
+from cfglint.knowledge.expr import evaluate
 from cfglint.reading import ALL_KEYS, DEFAULT, DERIVED, FIXED
 from cfglint.readers.rope import read_rope
 
@@ -16,18 +17,48 @@ IMPLIED = {
 }
 
 
-def source_of(expression: str, entry: Entry, present: set[str]) -> str:
-    """Where a value comes from: the key it names, a hard-coded constant, or a derivation."""
+@lru_cache(maxsize=None)
+def _shape(expression: str) -> tuple[str, str | None]:
+    """("fixed", None) for a constant, ("key", name) for a bare name, ("first", name) for `name or ...`,
+    ("derived", None) otherwise."""
     import ast
 
     node = ast.parse(expression, mode="eval").body
     if isinstance(node, ast.Constant):
-        return FIXED
+        return "fixed", None
     if isinstance(node, ast.Name):
-        return "/" + node.id if node.id in present else DEFAULT
-    if isinstance(node, ast.BoolOp) and isinstance(node.values[0], ast.Name) and node.values[0].id in present:
-        return "/" + node.values[0].id  # `head_dim or hidden // heads` with head_dim written
+        return "key", node.id
+    if isinstance(node, ast.BoolOp) and isinstance(node.values[0], ast.Name):
+        return "first", node.values[0].id
+    return "derived", None
+
+
+def source_of(expression: str, present: set[str]) -> str:
+    """Where a value comes from: the key it names, a hard-coded constant, or a derivation."""
+    kind, name = _shape(expression)
+    if kind == "fixed":
+        return FIXED
+    if kind == "key":
+        return "/" + name if name in present else DEFAULT
+    if kind == "first" and name in present:
+        return "/" + name  # `head_dim or hidden // heads` with head_dim written
     return DERIVED
+
+
+_PLANS: dict[int, tuple[tuple[str, str | None], ...]] = {}  # entries live as long as the process
+
+
+def plan(entry: Entry) -> tuple[tuple[str, str | None], ...]:
+    """(reading key, expression or None for the RoPE reading's keys), in report order; built once per entry."""
+    if id(entry) not in _PLANS:
+        out: list[tuple[str, str | None]] = []
+        for key in ALL_KEYS:
+            expression = entry.derive.get(key) or IMPLIED.get(key)
+            if expression is None and key in entry.fields:
+                expression = key
+            out.append((key, expression))
+        _PLANS[id(entry)] = tuple(out)
+    return _PLANS[id(entry)]
 
 
 def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_data: dict, intent: Any) -> View:
@@ -39,17 +70,11 @@ def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_d
     rope = read_rope(entry, env, present, doc_data, intent)
     if isinstance(rope, Failure):
         return view.fail(rope)
-    for key in ALL_KEYS:
+    for key, expression in plan(entry):
         if key in rope:
             view.set(key, *rope[key])
-            continue
-        expression = entry.derive.get(key) or IMPLIED.get(key)
-        if expression is None and key in entry.fields:
-            expression = key
-        if expression is None:
-            continue
-        compile_expression(expression)
-        view.set(key, evaluate(expression, env), source_of(expression, entry, present))
+        elif expression is not None:
+            view.set(key, evaluate(expression, env), source_of(expression, present))
     kinds = view.values.get("layer_types")
     if isinstance(kinds, list) and "sliding_attention" not in kinds and view.values.get("sliding_window") is not None:
         view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied

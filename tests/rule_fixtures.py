@@ -1,0 +1,83 @@
+"""One fixture per rule: the files in, the findings of that rule out (code and JSON Pointer), and for rules
+with a fix, what `cfglint fix --write --unsafe-fixes` leaves in config.json. Run by tests/test_rule_fixtures.py,
+which also fails when a rule has no fixture here."""
+
+from __future__ import annotations
+
+import copy
+
+from cfglint.compat import FAMILY_BASES, edited, tf5_layout
+from tests.family import BASE
+
+
+def llama(**changes) -> dict:
+    return edited(dict(BASE, rope_theta=100000.0), **changes)
+
+
+def family(name: str, tf5: bool = False, **changes) -> dict:
+    config = copy.deepcopy(FAMILY_BASES[name])
+    config = tf5_layout(config) if tf5 else config
+    config.update(changes)
+    return config
+
+
+NESTED = {"rope_theta": 100000.0, "rope_type": "default"}
+LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 64}
+SAMPLING = {"do_sample": True, "temperature": 0.7}
+
+# code -> fixture: "config" (dict, or raw text), optional "files" (name -> dict or text beside config.json),
+# "sample" (a samples/ directory to copy instead), "target" (a Hub id instead of a directory), "settings"
+# (a .cfglint.toml beside the model), "expect" (the rule's findings as (code, pointer)), optional "fixed"
+# (keys that must hold these values in the fixed config.json).
+FIXTURES: dict[str, dict] = {
+    "A001": {"config": llama(head_dim=32), "expect": [("A001", "/head_dim")]},
+    "A002": {"config": llama(attention_bias=True), "expect": [("A002", "/attention_bias")]},
+    "A003": {"config": family("gemma", hidden_act="gelu"), "expect": [("A003", "/hidden_act")]},
+    "A004": {"config": llama(tie_word_embeddings=None), "expect": [("A004", "")]},
+    "A005": {"config": family("gemma2"), "expect": [("A005", "/sliding_window")]},
+    "A006": {"config": family("gemma2"), "expect": [("A006", "/query_pre_attn_scalar")]},
+    "A007": {"config": family("gemma2"), "expect": [("A007", "/attn_logit_softcapping")]},
+    "A008": {"config": family("phi3", tf5=True, partial_rotary_factor=None) | {"rope_parameters": {"rope_theta": 500000.0, "rope_type": "default", "partial_rotary_factor": 0.5}},
+             "expect": [("A008", "/rope_parameters/partial_rotary_factor")]},
+    "C001": {"config": llama(), "settings": '[[suppress]]\npath = "config.json"\npointer = "/rope_parameters"\ncodes = ["R001"]\nreason = "served by transformers 5 only"\n',
+             "expect": [("C001", "/rope_parameters")]},
+    "D001": {"config": llama(dtype="bfloat16"), "expect": [("D001", "/dtype")], "fixed": {"torch_dtype": "bfloat16"}},
+    "H001": {"target": "hf://cfglint-test/absent", "expect": [("H001", "")]},
+    "J001": {"config": '{"hidden_size": 576,}\n', "expect": [("J001", "")]},
+    "J002": {"config": '{"model_type": "llama", "rope_theta": 10000.0, "rope_theta": 100000.0}\n', "expect": [("J002", "/rope_theta")]},
+    "J003": {"config": '{"model_type": "llama", "rms_norm_eps": NaN}\n', "expect": [("J003", "/rms_norm_eps")]},
+    "J004": {"config": '\ufeff{"model_type": "llama"}\n', "expect": [("J004", "")]},
+    "J005": {"config": '[{"hidden_size": 576}]\n', "expect": [("J005", "")]},
+    "L001": {"config": llama(hidden_size=64.0), "expect": [("L001", "/hidden_size")]},
+    "M001": {"config": {"model_type": "falcon", "hidden_size": 64}, "expect": [("M001", "/model_type")]},
+    "M002": {"config": family("gemma3_text"), "expect": [("M002", "/model_type")]},
+    "R001": {"config": llama(rope_theta=None, rope_parameters=NESTED), "expect": [("R001", "/rope_parameters/rope_theta")],
+             "fixed": {"rope_theta": 100000.0}},
+    "R002": {"config": llama(rope_theta=None, rope_parameters=dict(LLAMA3, rope_theta=500000.0)),
+             "expect": [("R002", "/rope_parameters/rope_type")], "fixed": {"rope_scaling": LLAMA3, "rope_theta": 500000.0}},
+    "R003": {"config": llama(rope_parameters={"rope_theta": 500000.0, "rope_type": "default"}), "expect": [("R003", "/rope_theta")],
+             "fixed": {"rope_theta": 500000.0}},
+    "R004": {"config": llama(rope_scaling={"type": "linear", "factor": 2.0}), "expect": [("R004", "/rope_scaling")]},
+    "R005": {"config": llama(rope_scaling={"rope_type": "dynamic", "factor": 2.0}), "expect": [("R005", "/rope_scaling")]},
+    "S001": {"config": llama(temperature=0.7, top_k=20), "expect": [("S001", "/temperature")]},
+    "S002": {"config": llama(), "files": {"generation_config.json": SAMPLING}, "expect": [("S002", "")]},
+    "S003": {"config": llama(), "files": {"generation_config.json": dict(SAMPLING, top_p=0.9)}, "expect": [("S003", "")]},
+    "S004": {"config": llama(), "files": {"generation_config.json": {"do_sample": True, "top_k": 0, "top_p": 0.95}}, "expect": [("S004", "")]},
+    "S005": {"config": llama(), "files": {"generation_config.json": {"do_sample": True, "temperature": 0.0}}, "expect": [("S005", "")]},
+    "S006": {"config": llama(), "files": {"generation_config.json": dict(SAMPLING, repetition_penalty=1.2)}, "expect": [("S006", "")]},
+    "S007": {"config": llama(), "files": {"generation_config.json": dict(SAMPLING, top_p=0.9)}, "expect": [("S007", "")]},
+    "S008": {"config": llama(eos_token_id=2), "files": {"generation_config.json": {"eos_token_id": [2, 3]}}, "expect": [("S008", "/eos_token_id")]},
+    "S009": {"config": llama(), "files": {"generation_config.json": {"temperature": 0.6, "top_p": 0.9}}, "expect": [("S009", "")]},
+    "S010": {"config": llama(), "files": {"generation_config.json": {"do_sample": True, "temperature": 2}}, "expect": [("S010", "")]},
+    "W001": {"sample": "weights-truncated", "expect": [("W001", "")]},
+    "W002": {"sample": "weights-sharded-stray", "expect": [("W002", "")]},
+    "W003": {"sample": "weights-layers-missing", "expect": [("W003", "/num_hidden_layers")]},
+    "W004": {"sample": "weights-kv-heads", "expect": [("W004", "/num_key_value_heads")]},
+    "W005": {"sample": "weights-bias-unflagged", "expect": [("W005", "/attention_bias")]},
+    "W006": {"sample": "weights-tied-head-stored", "expect": [("W006", "/tie_word_embeddings")]},
+    "W007": {"sample": "weights-dtype", "expect": [("W007", "/torch_dtype")]},
+    "W008": {"sample": "weights-inv-freq", "expect": [("W008", "")]},
+    "W009": {"config": llama(), "files": {"pytorch_model.bin": "not opened"}, "expect": [("W009", "")]},
+    "W010": {"sample": "weights-consistent", "files": {"model.safetensors": "EXTRA"}, "expect": [("W010", "")]},
+    "W011": {"config": family("qwen2"), "files": {"model.safetensors": "WEIGHTS"}, "expect": [("W011", "/model_type")]},
+}

@@ -1,0 +1,70 @@
+"""scripts/bench_families.py prints the corpus throughput and the cold start, with numbers, in one run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+SCRIPT = ROOT / "scripts" / "bench_families.py"
+FAMILIES = ("gemma", "gemma2", "gemma3_text", "llama", "mistral", "mixtral", "phi3", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
+NUMBER = r"[\d.]+"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("bench_families", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_corpus_is_deterministic_and_mixes_every_family(tmp_path):
+    bench = _module()
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    paths, per_family = bench.build_corpus(first, 44, seed=3)
+    again, _ = bench.build_corpus(second, 44, seed=3)
+    assert len(paths) == 44 and set(per_family) == set(FAMILIES) and all(n == 4 for n in per_family.values())
+    texts = [(first / p.rsplit("/", 1)[-1] / "config.json").read_text() for p in paths]
+    assert texts == [(second / p.rsplit("/", 1)[-1] / "config.json").read_text() for p in again]
+    types = {json.loads(t)["model_type"] for t in texts}
+    assert types == set(FAMILIES)
+    assert len(set(texts)) > 30  # perturbed, not 44 copies of 11 files
+
+
+def test_bench_prints_throughput_and_startup_lines():
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--count", "30", "--runs", "1", "--starts", "1", "--profile"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert re.search(r"^machine: .*\(\d+ logical cores\).*Python [\d.]+, cfglint ", out, re.M), out
+    corpus = re.search(r"^corpus: 30 model directories, config.json only, seed 0: (.*)$", out, re.M)
+    assert corpus, out
+    assert {name for name, n in re.findall(r"(\w+) (\d+)", corpus.group(1)) if int(n) > 0} == set(FAMILIES)
+    assert re.search(
+        rf"^  cfglint check \(Session\(\)\.check_all \+ json report to .+\): +{NUMBER} ms = +\d+ configs/s "
+        r"\[target >= 2000 configs/s: (met|NOT met)\]; \d+ findings$", out, re.M), out
+    assert re.search(
+        rf"^  floor \(read \+ json\.loads \+ one pydantic model_validate\): +{NUMBER} ms = +\d+ configs/s; "
+        rf"cfglint / floor {NUMBER}x the time$", out, re.M), out
+    assert re.search(r"^profile of one run \(.*\), cfglint's functions, top 15 by cumulative time:$", out, re.M), out
+    assert re.search(rf"^ +{NUMBER}s +{NUMBER}% +{NUMBER}s +1  session\.py:\d+\(check_all\)$", out, re.M), out
+    assert re.search(r"^cold start, median of 1 round-robin start on samples/\S+:$", out, re.M), out
+    for name in ("python -c pass", "typer + pydantic floor", "cfglint check"):
+        assert re.search(rf"^  {re.escape(name)} +{NUMBER} ms$", out, re.M), out
+    assert re.search(rf"^  cfglint check / typer \+ pydantic floor {NUMBER}x \[target <= 1\.1x: (met|NOT met)\]$", out, re.M), out
+
+
+def test_bench_refuses_a_llama_sample_for_the_cold_start():
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--count", "1", "--sample", "samples/llama-3.2-1b"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2 and "Llama" in proc.stderr
