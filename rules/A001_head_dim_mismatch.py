@@ -30,7 +30,7 @@ SEVERITY = "error"
 
 def check(ctx):
     intent = ctx.intent
-    if intent is None or intent.sources.get("head_dim") != "/head_dim":
+    if intent is None or intent.sources.get("head_dim") != ctx.at("head_dim"):
         return
     effects = []
     for name, view in ctx.diverging("head_dim"):
@@ -42,4 +42,4 @@ def check(ctx):
         return
     hidden, heads = intent.dims["hidden_size"], intent.dims["num_attention_heads"]
     message = f"head_dim {show(intent.values['head_dim'])} is not hidden_size/num_attention_heads ({hidden}/{heads}): {describe(effects)}"
-    yield Finding(message, "/head_dim", tuple(effects))
+    yield Finding(message, ctx.at("head_dim"), tuple(effects))

@@ -36,5 +36,5 @@ def check(ctx):
         if effects:
             meant = ctx.intent.values[key]
             what = f"{key} is true" if meant is True else f"the family biases {meant}"
-            pointer = "/" + key if key in ctx.config else "/model_type"
+            pointer = ctx.at(key) if key in ctx.config else ctx.at("model_type")
             yield Finding(f"{what}, but the bias tensors are silently dropped: {describe(effects)}", pointer, effects)

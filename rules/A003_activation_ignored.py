@@ -36,5 +36,5 @@ def check(ctx):
         act = ctx.intent.values["hidden_act"]
         source = ctx.intent.sources.get("hidden_act", "")
         key = "hidden_activation" if source == "/hidden_activation" else "hidden_act"
-        pointer = source if source not in (DEFAULT, DERIVED, FIXED, "") else ("/" + key if key in ctx.config else "")
+        pointer = source if source not in (DEFAULT, DERIVED, FIXED, "") else (ctx.at(key) if key in ctx.config else "")
         yield Finding(f"{key}: transformers runs {show(act)}, but {describe(effects)}", pointer, effects)

@@ -62,6 +62,6 @@ def check(ctx):
         if theirs is not None and theirs != want:
             effects.append(Effect(name, "uses", summary(theirs), ""))
     if effects:
-        pointer = "/sliding_window" if "sliding_window" in ctx.config else "/model_type"
+        pointer = ctx.at("sliding_window") if "sliding_window" in ctx.config else ctx.at("model_type")
         text = describe(effects).replace('"', "")
         yield Finding(f"transformers applies {summary(want)}; {text}", pointer, tuple(effects))

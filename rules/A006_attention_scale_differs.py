@@ -34,5 +34,5 @@ def check(ctx):
     effects = tuple(uses(n, v, "query_pre_attn_scalar") for n, v in ctx.diverging("query_pre_attn_scalar"))
     if effects:
         scalar = ctx.intent.values["query_pre_attn_scalar"]
-        pointer = "/query_pre_attn_scalar" if "query_pre_attn_scalar" in ctx.config else "/head_dim"
+        pointer = ctx.at("query_pre_attn_scalar") if "query_pre_attn_scalar" in ctx.config else ctx.at("head_dim")
         yield Finding(f"transformers scales attention by {show(scalar)} ** -0.5, but {describe(effects)}", pointer, effects)

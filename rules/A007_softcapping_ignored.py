@@ -33,4 +33,4 @@ def check(ctx):
     for key in ("attn_logit_softcapping", "final_logit_softcapping"):
         effects = tuple(uses(n, v, key) for n, v in ctx.diverging(key))
         if effects:
-            yield Finding(f"{key} is {show(ctx.intent.values[key])} in transformers, but {describe(effects)}", "/" + key if key in ctx.config else "/model_type", effects)
+            yield Finding(f"{key} is {show(ctx.intent.values[key])} in transformers, but {describe(effects)}", ctx.at(key) if key in ctx.config else ctx.at("model_type"), effects)

@@ -27,7 +27,7 @@ SEVERITY = "warning"
 
 
 def check(ctx):
-    config = ctx.config
+    config = ctx.doc.data if isinstance(ctx.doc.data, dict) else {}  # the whole file: dtype is written at its top
     dtype = config.get("dtype")
     if ctx.intent is None or not isinstance(dtype, str) or "torch_dtype" in config:
         return

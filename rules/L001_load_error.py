@@ -29,11 +29,11 @@ SEVERITY = "error"
 
 def check(ctx):
     groups = {}
-    theta_nested = ctx.intent is not None and ctx.intent.sources["rope_theta"] not in ("/rope_theta", "default")
+    theta_nested = ctx.intent is not None and ctx.intent.sources["rope_theta"] not in (ctx.at("rope_theta"), "default")
     for name, view in ctx.failures({"missing", "type", "variant", "validation"}):
-        if view.failure.pointer.startswith("/rope_scaling"):
+        if view.failure.pointer.startswith(ctx.at("rope_scaling")):
             continue  # R004 says why
-        if view.failure.pointer == "/rope_theta" and view.failure.kind == "missing" and theta_nested:
+        if view.failure.pointer == ctx.at("rope_theta") and view.failure.kind == "missing" and theta_nested:
             continue  # R001: the value is there, only nested where this runtime does not look
         groups.setdefault(view.failure.pointer, []).append(fails(name, view))
     for pointer, effects in groups.items():

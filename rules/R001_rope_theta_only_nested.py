@@ -44,12 +44,12 @@ def check(ctx):
         if key in ctx.config or key not in intent.values:
             continue
         where = intent.sources[key]
-        if not where.endswith("/rope_theta") or where == "/rope_theta":
+        if not where.endswith("/rope_theta") or where == ctx.at("rope_theta"):
             continue
         theta = intent.values[key]
         effects = [uses(n, v, key) for n, v in ctx.diverging(key)]
-        effects += [fails(n, v) for n, v in ctx.failures({"missing"}, under="/" + key)]
+        effects += [fails(n, v) for n, v in ctx.failures({"missing"}, under=ctx.at(key))]
         if not effects:
             continue
-        fix = Fix(f"add top-level \"{key}\": {show(theta)}", Applicability.SAFE, (Edit("set", "/" + key, theta),))
-        yield Finding(f"{key} {show(theta)} is only in {where.rsplit('/', 1)[0][1:]}: {describe(effects)}", where, tuple(effects), fix)
+        fix = Fix(f"add top-level \"{key}\": {show(theta)}", Applicability.SAFE, (Edit("set", ctx.at(key), theta),))
+        yield Finding(f"{key} {show(theta)} is only in {where.rsplit('/', 1)[0][len(ctx.root) + 1:]}: {describe(effects)}", where, tuple(effects), fix)

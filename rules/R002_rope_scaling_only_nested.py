@@ -30,32 +30,36 @@ NAME = "rope-scaling-only-nested"
 SEVERITY = "error"
 
 
-def legacy_form(family: str | None, scaling: dict) -> dict:
+def legacy_form(family: str | None, scaling: dict) -> dict | None:
     """The top-level rope_scaling older readers accept. Phi-3's (transformers 4.57) has exactly three keys,
-    `type`, `short_factor` and `long_factor`; everything else takes the dict transformers 5 resolved."""
+    `type`, `short_factor` and `long_factor`, OLMo 2's exactly `type` and `factor`; everything else takes the
+    dict transformers 5 resolved. None when the family's legacy form cannot hold the scaling."""
     if family == "phi3" and scaling.get("rope_type") == "longrope":
         return {"type": "longrope", "short_factor": scaling.get("short_factor"), "long_factor": scaling.get("long_factor")}
+    if family == "olmo2":  # Olmo2Config (4.57): exactly `type` and `factor`, linear or dynamic only
+        kind = scaling.get("rope_type")
+        return {"type": kind, "factor": scaling.get("factor")} if kind in ("linear", "dynamic") else None
     return scaling
 
 
-def legacy_companions(family: str | None, intent, config: dict) -> list[Edit]:
+def legacy_companions(family: str | None, intent, config: dict, at) -> list[Edit]:
     """Top-level keys transformers 5 then reads back instead of the nested ones: a top-level rope_scaling
     replaces Phi-3's rope_parameters, so its original context and rotary share must stand beside it."""
     edits = []
     if family == "phi3":
         scaling = intent.values["rope_scaling"]
         if "original_max_position_embeddings" not in config and "original_max_position_embeddings" in scaling:
-            edits.append(Edit("set", "/original_max_position_embeddings", scaling["original_max_position_embeddings"]))
+            edits.append(Edit("set", at("original_max_position_embeddings"), scaling["original_max_position_embeddings"]))
         if "partial_rotary_factor" not in config and intent.values.get("partial_rotary_factor", 1.0) != 1.0:
-            edits.append(Edit("set", "/partial_rotary_factor", intent.values["partial_rotary_factor"]))
+            edits.append(Edit("set", at("partial_rotary_factor"), intent.values["partial_rotary_factor"]))
     if "rope_local_base_freq" in intent.values and "rope_local_base_freq" not in config:
-        edits.append(Edit("set", "/rope_local_base_freq", intent.values["rope_local_base_freq"]))
+        edits.append(Edit("set", at("rope_local_base_freq"), intent.values["rope_local_base_freq"]))
     return edits
 
 
 def check(ctx):
     intent = ctx.intent
-    if intent is None or intent.values["rope_scaling"] is None or not intent.sources["rope_scaling"].startswith("/rope_parameters"):
+    if intent is None or intent.values["rope_scaling"] is None or not intent.sources["rope_scaling"].startswith(ctx.at("rope_parameters")):
         return
     if ctx.config.get("rope_scaling") is not None:
         return
@@ -64,14 +68,16 @@ def check(ctx):
     if not effects:
         return
     legacy = legacy_form(intent.family, scaling)
-    edits = [Edit("set", "/rope_scaling", legacy), *legacy_companions(intent.family, intent, ctx.config)]
-    if "rope_theta" not in ctx.config:
-        edits.insert(0, Edit("set", "/rope_theta", intent.values["rope_theta"]))
-    # Phi-3's three keys cannot carry an explicit attention factor: writing them would change it.
-    safety = Applicability.UNSAFE if legacy is not scaling and "attention_factor" in scaling else Applicability.SAFE
-    fix = Fix(f"add top-level \"rope_scaling\" ({scaling['rope_type']})", safety, tuple(edits))
+    fix = None
+    if legacy is not None:
+        edits = [Edit("set", ctx.at("rope_scaling"), legacy), *legacy_companions(intent.family, intent, ctx.config, ctx.at)]
+        if "rope_theta" not in ctx.config:
+            edits.insert(0, Edit("set", ctx.at("rope_theta"), intent.values["rope_theta"]))
+        # Phi-3's three keys cannot carry an explicit attention factor: writing them would change it.
+        safety = Applicability.UNSAFE if legacy is not scaling and "attention_factor" in scaling else Applicability.SAFE
+        fix = Fix(f"add top-level \"rope_scaling\" ({scaling['rope_type']})", safety, tuple(edits))
     kind = scaling["rope_type"]
     readers = [e.consumer for e in effects]
     who = readers[0] if len(readers) == 1 else ", ".join(readers[:-1]) + " and " + readers[-1]
     where = intent.sources["rope_scaling"]
-    yield Finding(f"{kind} RoPE scaling {show(scaling)} is only in {where[1:]}: {who} will run plain, unscaled RoPE", where + "/rope_type", tuple(effects), fix)
+    yield Finding(f"{kind} RoPE scaling {show(scaling)} is only in {where[len(ctx.root) + 1:]}: {who} will run plain, unscaled RoPE", where + "/rope_type", tuple(effects), fix)

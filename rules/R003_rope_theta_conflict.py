@@ -33,15 +33,15 @@ def check(ctx):
         return
     where = intent.sources["rope_theta"]
     top = ctx.config["rope_theta"]
-    if where == "/rope_theta" or not where.endswith("/rope_theta") or same("rope_theta", top, intent.values["rope_theta"]):
+    if where == ctx.at("rope_theta") or not where.endswith("/rope_theta") or same("rope_theta", top, intent.values["rope_theta"]):
         return
     nested = intent.values["rope_theta"]
     effects = [uses(n, v, "rope_theta") for n, v in ctx.diverging("rope_theta")]
     readers = [n for n, v in ctx.loaded() if same("rope_theta", v.values.get("rope_theta"), nested)]
-    message = f"top-level rope_theta {show(top)} disagrees with {where[1:].replace('/', '.')} {show(nested)}, which transformers 5 uses"
+    message = f"top-level rope_theta {show(top)} disagrees with {where[len(ctx.root) + 1:].replace('/', '.')} {show(nested)}, which transformers 5 uses"
     if readers:
         message += f" (as do {', '.join(readers)})"
     if effects:
         message += f"; {describe(effects)}"
-    fix = Fix(f"set top-level \"rope_theta\" to {show(nested)}", Applicability.UNSAFE, (Edit("set", "/rope_theta", nested),))
-    yield Finding(message, "/rope_theta", tuple(effects), fix)
+    fix = Fix(f"set top-level \"rope_theta\" to {show(nested)}", Applicability.UNSAFE, (Edit("set", ctx.at("rope_theta"), nested),))
+    yield Finding(message, ctx.at("rope_theta"), tuple(effects), fix)

@@ -43,5 +43,5 @@ def check(ctx):
         effects.append(uses(name, view, "rope_scaling"))
     if not effects:
         return
-    pointer = intent.rope_pointer or "/rope_scaling"
+    pointer = intent.rope_pointer or ctx.at("rope_scaling")
     yield Finding(f"RoPE scaling {show(intent.values['rope_scaling'])} runs differently: {describe(effects)}", pointer, tuple(effects))

@@ -67,8 +67,25 @@ def conflicting(resaved_config: dict) -> dict:
     return out
 
 
+# A multimodal Gemma 3 file: the text model's config under text_config, a tiny vision tower beside it.
+VISION = {"model_type": "siglip_vision_model", "hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1,
+          "num_attention_heads": 2, "image_size": 28, "patch_size": 14, "vision_use_head": False}
+
+
+def multimodal(text_config: dict) -> dict:
+    text = {k: v for k, v in text_config.items() if k not in ("architectures", "bos_token_id", "eos_token_id")}
+    return {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "mm_tokens_per_image": 4,
+            "boi_token_index": 3, "eoi_token_index": 4, "image_token_index": 5, "eos_token_id": [1, 2],
+            "text_config": text, "vision_config": dict(VISION)}
+
+
 def all_cases(with_resaved: bool = True) -> dict[str, dict]:
     out: dict[str, dict] = {}
+    for name in ("base", "linear", "theta-absent"):
+        config = multimodal(variants("gemma3_text")[name])
+        out[f"gemma3/tf4-{name}"] = config
+        if with_resaved:
+            out[f"gemma3/tf5-{name}"] = resaved(config)
     for family in BASES:
         for name, config in variants(family).items():
             out[f"{family}/tf4-{name}"] = config

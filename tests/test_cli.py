@@ -201,3 +201,21 @@ def test_generation_config_without_config_is_an_error(tmp_path, capsys):
     (tmp_path / "generation_config.json").write_text("{}")
     code, _, err = run(capsys, "check", str(tmp_path / "generation_config.json"))
     assert code == 2 and "no config.json beside it" in err
+
+
+def test_a_multimodal_file_is_checked_and_fixed_in_its_text_config(tmp_path, capsys):
+    from tests.families import multimodal, resaved, variants
+
+    model = tmp_path / "gemma3"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps(resaved(multimodal(variants("gemma3_text")["linear"])), indent=2) + "\n")
+    code, out, _ = run(capsys, "check", str(model), "--format", "json")
+    found = {(f["code"], f["pointer"]) for f in json.loads(out)}
+    assert ("R002", "/text_config/rope_parameters/full_attention/rope_type") in found
+    assert ("R001", "/text_config/rope_parameters/sliding_attention/rope_theta") in found
+    [lacking] = [f for f in json.loads(out) if f["code"] == "M002"]
+    assert "mistral.rs 0.9 has no gemma3 loader" in lacking["message"]
+    assert main(["fix", "--write", str(model)]) == 0
+    fixed = json.loads((model / "config.json").read_text())
+    assert fixed["text_config"]["rope_scaling"] == {"rope_type": "linear", "factor": 2.0}
+    assert "rope_scaling" not in fixed and fixed["text_config"]["rope_local_base_freq"] == 20000.0

@@ -80,7 +80,7 @@ def verdicts(name: str, schema: dict, configs: dict[str, bytes], family: str = "
         doc = document.parse(Path("config.json"), raw)
         intent = intent_of(doc.data)
         view = consumer.view(doc, intent)
-        if view.outcome == NOT_APPLICABLE or intent.family != family:
+        if view.outcome == NOT_APPLICABLE or intent.family != family or intent.root:  # a multimodal file: its text_config is read
             continue
         reads = view.failure is None or view.failure.kind not in READ_FAILURES
         yield label, validator.is_valid(json.loads(raw)), reads, view

@@ -119,6 +119,8 @@ FAMILY_BASES: dict[str, dict] = {
                     "hidden_activation": "gelu_pytorch_tanh", "attention_bias": False, "rope_theta": THETA, "rope_local_base_freq": LOCAL_THETA,
                     "query_pre_attn_scalar": 16, "sliding_window": 64, "sliding_window_pattern": 6, "attn_logit_softcapping": None,
                     "final_logit_softcapping": None, "rope_scaling": None, "tie_word_embeddings": True},
+    "olmo2": {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", **_DIMS, "pad_token_id": 0, "hidden_act": "silu",
+              "attention_bias": False, "rope_theta": THETA},
     "phi3": {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", **_DIMS, "pad_token_id": 0, "hidden_act": "silu", "rope_theta": THETA,
              "sliding_window": None, "original_max_position_embeddings": 64, "partial_rotary_factor": 1.0},
 }

@@ -65,6 +65,27 @@ class Document:
     def ok(self) -> bool:
         return self.syntax is None
 
+    def at(self, root: str) -> "Document":
+        """The object at `root` as a document of its own (a multimodal config's text_config): the same text
+        and offsets, pointers relative to root."""
+        if not root:
+            return self
+        node: Any = self.data
+        for part in root.split("/")[1:]:
+            node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
+        cut = len(root)
+        inside = lambda pointer: pointer == root or pointer.startswith(root + "/")  # noqa: E731
+        return Document(
+            path=self.path,
+            text=self.text,
+            data=node,
+            spans={p[cut:]: span for p, span in self.spans.items() if inside(p)},
+            duplicates=[Duplicate(d.pointer[cut:], d.earlier) for d in self.duplicates if inside(d.pointer)],
+            literals=[Literal(lit.pointer[cut:], lit.text, lit.offset) for lit in self.literals if inside(lit.pointer)],
+            syntax=self.syntax,
+            bom=self.bom,
+        )
+
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset; columns count characters."""
         if self._line_starts is None:

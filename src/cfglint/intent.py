@@ -61,6 +61,7 @@ class Intent(Reading):
     dtype: str | None = None
     rope_pointer: str = ""  # where the RoPE settings transformers 5 uses are written
     family: str | None = None  # the model family cfglint models this config as; None when it models none
+    root: str = ""  # where the model's own config is: "/text_config" in a multimodal file, else the top
 
     @property
     def is_llama(self) -> bool:
@@ -110,6 +111,18 @@ def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA) -> tuple[floa
 
 
 def intent_of(config: dict) -> Intent:
+    from cfglint.knowledge.transformers5 import MULTIMODAL
+
+    kind = config.get("model_type")
+    if isinstance(kind, str) and kind in MULTIMODAL and isinstance(config.get("text_config"), dict):
+        from cfglint.readers.intent import family_intent, rebased
+
+        text_family, root = MULTIMODAL[kind]
+        intent = rebased(family_intent(config["text_config"], text_family), root)
+        intent.model_type, intent.root = kind, root
+        dtype = config.get("dtype", config.get("torch_dtype"))
+        intent.dtype = dtype if dtype is not None else intent.dtype
+        return intent
     family = family_of(config)
     if family is not None and family != "llama":
         from cfglint.readers.intent import family_intent

@@ -41,8 +41,22 @@ class Context:
     remote: Remote | None = None  # the Hub repository the files come from; None for a local directory
 
     @property
+    def root(self) -> str:
+        """Where the model's own config is: "/text_config" in a multimodal file, "" otherwise."""
+        return self.intent.root if self.intent is not None else ""
+
+    @property
     def config(self) -> dict:
-        return self.doc.data if isinstance(self.doc.data, dict) else {}
+        """The model's config object (a multimodal file's text_config); the whole file is `doc.data`."""
+        data = self.doc.data if isinstance(self.doc.data, dict) else {}
+        if self.root:
+            node = data.get(self.root.lstrip("/"))
+            return node if isinstance(node, dict) else {}
+        return data
+
+    def at(self, key: str) -> str:
+        """The JSON Pointer of a key of the model's config."""
+        return f"{self.root}/{key}"
 
     def loaded(self) -> Iterator[tuple[str, View]]:
         """Consumers that get as far as building the model (a panic at weight load still reads the config)."""

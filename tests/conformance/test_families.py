@@ -40,6 +40,7 @@ FAMILY_VARIANT = {
     "gemma2": "tie-absent",
     "gemma3_text": "linear",
     "phi3": "longrope",
+    "olmo2": "linear",
 }
 RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
 

@@ -94,13 +94,22 @@ class Consumer:
         from cfglint import knowledge
 
         entry = knowledge.entry(self.name, intent.family) if intent.family else None
+        if entry is not None and intent.root:
+            # A multimodal file: the runtime reads its text model where it looks for it, or not at all.
+            where = getattr(knowledge.module(self.name), "TEXT_CONFIG", {}).get(intent.model_type)
+            if where is None:
+                message = f"{self.runtime} has no {intent.model_type} loader"
+                return View(consumer=self.name, outcome=NOT_APPLICABLE, failure=Failure(message, "/model_type", "not-applicable", NOT_APPLICABLE))
+            from cfglint.readers.intent import rebased
+
+            return rebased(self.read_family(doc.at(where), intent, entry), where)
         if entry is not None:
             return self.read_family(doc, intent, entry)
         if intent.family is None:
             kind = repr(intent.model_type) if intent.model_type else "absent"
             message = f"model_type {kind}: cfglint models no such family"
         elif intent.family in getattr(knowledge.module(self.name), "MISSING", ()):
-            message = f"{self.runtime} has no {intent.family} loader"
+            message = f"{self.runtime} has no {intent.model_type if intent.root else intent.family} loader"
         else:
             message = f"cfglint does not model {self.runtime}'s {intent.family} loader yet"
         return View(consumer=self.name, outcome=NOT_APPLICABLE, failure=Failure(message, "/model_type", "not-applicable", NOT_APPLICABLE))

@@ -139,10 +139,10 @@ class MlxLm(Consumer):
         view = super().read_family(doc, intent, entry)
         if view.failure is None:
             from cfglint import knowledge
-            from cfglint.consumers.transformers5 import family_refusal
+            from cfglint.consumers.transformers5 import refusal_for
 
             reference = knowledge.entry("transformers-5", entry.family)
-            refused = family_refusal(doc.data, reference) if reference else None
+            refused = refusal_for(doc, intent, reference) if reference else None
             if refused:
                 view.fail(Failure(f"{refused[0]} (AutoTokenizer reads the config with transformers 5)", refused[1], "validation"))
         return view

@@ -130,10 +130,18 @@ def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     return None
 
 
+def refusal_for(doc: Document, intent: Intent, entry) -> tuple[str, str] | None:
+    """family_refusal, once per document: transformers 5 and mlx-lm (through AutoTokenizer) both ask."""
+    memo = intent.__dict__.setdefault("_refusals", {})
+    if entry.family not in memo:
+        memo[entry.family] = family_refusal(doc.data, entry)
+    return memo[entry.family]
+
+
 def read_family_as_transformers5(consumer_name: str, doc: Document, intent: Intent, entry) -> View:
     view = View(consumer=consumer_name)
     failure = unreadable(doc)
-    refused = None if failure else family_refusal(doc.data, entry)
+    refused = None if failure else refusal_for(doc, intent, entry)
     if refused:
         failure = Failure(refused[0], refused[1], "validation")
     if failure:

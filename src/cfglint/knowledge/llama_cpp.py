@@ -19,6 +19,8 @@ RUNTIME = "llama-cpp"
 READER = "converter"
 REF = "llama-cpp-python 0.3.36 sdist"
 MISSING: tuple[str, ...] = ()
+# ModelBase.load_hparams merges text_config into the top of the hparams (conversion/base.py).
+TEXT_CONFIG = {"gemma3": "/text_config"}
 
 _ANY = Field("any", None)
 

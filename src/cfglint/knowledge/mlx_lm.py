@@ -30,6 +30,9 @@ _STRUCT = "ModelArgs"
 
 # Families in the contract's list that mlx-lm 0.32.2 has a module for: all of them.
 MISSING = ()
+# models/gemma3.py builds gemma3_text.ModelArgs from text_config (its vocab_size from the top, 262208 by default;
+# num_attention_heads 8 and num_key_value_heads 4 when text_config has none).
+TEXT_CONFIG = {"gemma3": "/text_config"}
 
 _ALL_FULL = 'layers(num_hidden_layers, "full_attention")'
 _DERIVED_HEAD = "hidden_size // num_attention_heads"

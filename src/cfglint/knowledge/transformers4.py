@@ -207,7 +207,7 @@ ENTRIES = (
                rope_scaling=("any", None), attention_bias=("any", False), rms_norm_eps=("any", 1e-5)),
         derive={"head_dim": _HEAD_DIM, "mlp_bias": "False", "query_pre_attn_scalar": _HEAD_DIM,
                 "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")', **_NO_SOFTCAP},
-        rope="TODO:olmo2-two-field",
+        rope="olmo2-two-field",
         notes="attention_bias covers q, k, v and o; q_norm/k_norm are RMSNorm over the whole q/k projections.",
     ),
     Entry(
@@ -260,3 +260,5 @@ ENTRIES = (
 )
 
 MISSING: tuple[str, ...] = ()
+# Gemma3Config builds its Gemma3TextConfig from text_config (configuration_gemma3.py @ v4.57.6).
+TEXT_CONFIG = {"gemma3": "/text_config"}

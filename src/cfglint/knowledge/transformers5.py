@@ -159,4 +159,22 @@ ENTRIES = (
     ),
 )
 
+ENTRIES += (
+    Entry(
+        "transformers-5", "olmo2", "transformers-5", "transformers 5 Olmo2Config", _source("olmo2"),
+        fields(vocab_size=("int", 50304), hidden_size=("int", 4096), intermediate_size=("int", 11008), num_hidden_layers=("int", 32),
+               num_attention_heads=("int", 32), num_key_value_heads=("int?", None), hidden_act=("str", "silu"), max_position_embeddings=("int", 2048),
+               rms_norm_eps=("float", 1e-5), tie_word_embeddings=("bool", False), eos_token_id=("ids", 50279), attention_bias=("bool", False)),
+        derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")', **_SCALE_BY_HEAD_DIM},
+        rope="transformers-5",
+        notes="q_norm and k_norm over the whole projection; the norms follow attention and MLP (post-norm).",
+    ),
+)
+
 FAMILIES = {entry.family: entry for entry in ENTRIES}
+
+# Multimodal files whose text model is one of the families: model_type -> (its family, where its config is).
+# Gemma3Config builds a Gemma3TextConfig from text_config (configuration_gemma3.py @ v5.24.0).
+MULTIMODAL = {"gemma3": ("gemma3_text", "/text_config")}
+# Where this runtime reads a multimodal file's text model (Gemma3Config -> text_config).
+TEXT_CONFIG = {"gemma3": "/text_config"}

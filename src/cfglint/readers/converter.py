@@ -19,6 +19,13 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
         return view.fail(failure)
     data = doc.data
     env = {**defaults(entry), **data}
+    if "tie_word_embeddings" not in data:
+        # to_dict() always carries the config class's tie_word_embeddings (True for the Gemmas).
+        from cfglint import knowledge
+
+        reference = knowledge.entry("transformers-5", entry.family)
+        if reference is not None and "tie_word_embeddings" in reference.fields:
+            env["tie_word_embeddings"] = reference.fields["tie_word_embeddings"].default
     missing = [k for k, f in entry.fields.items() if f.default is REQUIRED and env.get(k) is None]
     if missing:
         return view.fail(Failure(f"KeyError: '{missing[0]}'", "/" + missing[0], "missing"))

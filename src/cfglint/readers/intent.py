@@ -105,3 +105,19 @@ def _per_layer_type(intent: Intent, entry: Any, config: dict) -> None:
     intent.set("rope_scaling", scaling, (full_at or DEFAULT) if scaling else DEFAULT)
     intent.set(LEGACY_LOCAL_THETA, sliding["rope_theta"], local_at)
     intent.rope_pointer = full_at if scaling else ""
+
+
+def rebased(reading: Any, root: str) -> Any:
+    """A reading of the object at `root`, its pointers made absolute (a multimodal file's text model)."""
+    from dataclasses import replace
+
+    def absolute(pointer: str) -> str:  # values copied from the intent are absolute already
+        return root + pointer if pointer.startswith("/") and not pointer.startswith(root + "/") else pointer
+
+    reading.sources = {k: absolute(v) for k, v in reading.sources.items()}
+    if getattr(reading, "rope_pointer", ""):
+        reading.rope_pointer = root + reading.rope_pointer
+    failure = getattr(reading, "failure", None)
+    if failure is not None:
+        reading.failure = replace(failure, pointer=absolute(failure.pointer) if failure.pointer else root)
+    return reading

@@ -318,7 +318,26 @@ def _phi3_mistralrs(entry: Any, env: dict, present: set[str], data: dict, intent
     return {**out, "rope_scaling": (_as_scaling(runtime, max_positions, intent), "/rope_scaling")}
 
 
+# ------------------------------------------------------------------ transformers 4.57 olmo2
+def _olmo2_two_field(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Any:
+    """Olmo2Config._rope_scaling_validation (configuration_olmo2.py @ v4.57.6): exactly `type` and `factor`,
+    linear or dynamic, a float factor above 1; the model then runs that scaling over the top-level theta."""
+    theta = env.get("rope_theta"), "/rope_theta" if "rope_theta" in present else DEFAULT
+    scaling = env.get("rope_scaling")
+    if scaling is None:
+        return {"rope_theta": theta, "rope_scaling": (None, DEFAULT)}
+    if not isinstance(scaling, dict) or len(scaling) != 2:
+        return Failure(f"ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {scaling}", "/rope_scaling", "validation")
+    kind, factor = scaling.get("type"), scaling.get("factor")
+    if kind not in ("linear", "dynamic"):
+        return Failure(f"ValueError: `rope_scaling`'s type field must be one of ['linear', 'dynamic'], got {kind}", "/rope_scaling/type", "validation")
+    if not isinstance(factor, float) or factor <= 1.0:
+        return Failure(f"ValueError: `rope_scaling`'s factor field must be a float > 1, got {factor}", "/rope_scaling/factor", "validation")
+    return {"rope_theta": theta, "rope_scaling": ({"rope_type": kind, "factor": factor}, "/rope_scaling")}
+
+
 READINGS: dict[str, Callable[..., Any]] = {
+    "olmo2-two-field": _olmo2_two_field,
     "phi3-longrope": lambda entry, *rest: (_phi3_transformers4 if entry.runtime == "transformers-4" else _phi3_mistralrs)(entry, *rest),
     "phi3-su-scaled": _phi3_mlx_lm,
     "phi3-longrope-by-position": _phi3_candle,

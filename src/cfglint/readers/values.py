@@ -83,8 +83,14 @@ def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_d
     return view
 
 
+_DEFAULTS: dict[int, dict[str, Any]] = {}
+
+
 def defaults(entry: Entry) -> dict[str, Any]:
-    return {name: f.default for name, f in entry.fields.items() if f.default is not REQUIRED}
+    """The fields' defaults (a shared dict: callers copy it before changing anything)."""
+    if id(entry) not in _DEFAULTS:
+        _DEFAULTS[id(entry)] = {name: f.default for name, f in entry.fields.items() if f.default is not REQUIRED}
+    return _DEFAULTS[id(entry)]
 
 
 class _Lenient(dict):
