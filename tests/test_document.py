@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from cfglint import document
 from cfglint.document import MAX_DEPTH, load, parse
 
 
@@ -93,3 +94,36 @@ def test_huge_file_is_refused_without_reading(tmp_path):
         handle.truncate(50 * 1024 * 1024)
     doc = load(path)
     assert not doc.ok and "50.0 MiB" in doc.syntax.message
+
+
+def _full_parse(raw: bytes):
+    """The full parser alone, as it runs for a file the fast path hands over."""
+    from cfglint.document import Document, _Parser
+
+    text = raw.decode("utf-8")
+    doc = Document(path=Path("config.json"), text=text)
+    doc.data = _Parser(doc, 1 if text.startswith("\ufeff") else 0).parse()
+    return doc
+
+
+EDGE_CASES = [
+    '{}', '[]', '{"a": []}', '{"a": {}}', '{"a": [{}, [], [1, [2, {"b": null}]], "x"]}',
+    '{"a~b/c": {"d\\"e": [true, false, null, -1.5e3]}}', '\ufeff{"a": 1}', '{"\\u00e9": "\\n", "k": "v"}',
+    '  {\r\n  "a" : 1 ,\r\n  "b":[ 1 , 2 ]\r\n}  ', '[{"a": 1}, {"a": 2}]',
+]
+
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+
+
+@pytest.mark.parametrize("text", EDGE_CASES + [p.read_text() for p in sorted(SAMPLES.glob("*/config.json"))])
+def test_the_fast_path_finds_the_same_spans_as_the_full_parser(text):
+    raw = text.encode("utf-8")
+    fast, full = document.parse(Path("config.json"), raw), _full_parse(raw)
+    assert fast.data == full.data and fast.spans == full.spans
+
+
+def test_the_fast_path_hands_over_what_only_the_full_parser_reports():
+    for text in ('{"a": 1, "a": 2}', '{"a": NaN}', '{"a": 1,}', "[" * 600 + "]" * 600, '"just a string"'):
+        doc = document.parse(Path("config.json"), text.encode())
+        assert doc.duplicates or doc.literals or doc.syntax or not isinstance(doc.data, dict)

@@ -117,6 +117,8 @@ def _string(token: str) -> str:
 
 
 def escape(key: str) -> str:
+    if "~" not in key and "/" not in key:
+        return key
     return key.replace("~", "~0").replace("/", "~1")
 
 
@@ -148,6 +150,10 @@ def parse(path: Path, raw: bytes) -> Document:
     if text.startswith("\ufeff"):
         doc.bom = True
         start = 1
+    fast = _fast_parse(text, start)
+    if fast is not None:
+        doc.data, doc.spans = fast
+        return doc
     try:
         doc.data = _Parser(doc, start).parse()
     except _Error as err:
@@ -155,6 +161,86 @@ def parse(path: Path, raw: bytes) -> Document:
         doc.data = None
         doc.spans.clear()
     return doc
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _pairs(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Duplicate
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise _Duplicate  # NaN or Infinity: the full parser records where
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+
+
+def _fast_parse(text: str, start: int) -> tuple[Any, dict[str, Span]] | None:
+    """The common case, a well-formed config: json's C parser for the data, one pass over its tokens for the
+    spans. Anything else (bad syntax, duplicate keys, NaN, deep nesting) returns None for the full parser,
+    which says exactly where."""
+    try:
+        data = json.loads(text[start:] if start else text, object_pairs_hook=_pairs, parse_constant=_constant)
+    except (ValueError, _Duplicate, RecursionError):
+        return None
+    if not isinstance(data, (dict, list)) or _depth_over(data):
+        return None
+    spans: dict[str, Span] = {}
+    # One frame per open container: [is_object, its pointer, its start, member pointer, member key start, index]
+    stack: list[list] = []
+    expecting_key = False
+    for m in _TOKEN.finditer(text, start):
+        token = m.group()
+        head = token[0]
+        if head == '"' and expecting_key:
+            frame = stack[-1]
+            key = _string(token)
+            frame[3], frame[4] = frame[1] + "/" + escape(key), m.start()
+            expecting_key = False
+        elif head in "{[":
+            stack.append([head == "{", stack[-1][3] if stack else "", m.start(), None, None, 0])
+            if head == "[":
+                stack[-1][3] = stack[-1][1] + "/0"
+            expecting_key = head == "{"
+        elif head in "}]":
+            frame = stack.pop()
+            if stack:
+                parent = stack[-1]
+                spans[parent[3]] = Span(parent[4], frame[2], m.end())
+            else:
+                spans[""] = Span(None, frame[2], m.end())
+            expecting_key = False
+        elif head == ",":
+            frame = stack[-1]
+            if frame[0]:
+                expecting_key = True
+            else:
+                frame[5] += 1
+                frame[3] = f"{frame[1]}/{frame[5]}"
+        elif head == ":":
+            continue
+        else:  # a scalar: a string value, a number, true, false or null
+            if not stack:
+                return None
+            frame = stack[-1]
+            spans[frame[3]] = Span(frame[4], m.start(), m.end())
+    return data, spans
+
+
+def _depth_over(data: Any) -> bool:
+    """Deeper than MAX_DEPTH: the full parser reports it as a syntax problem."""
+    level = [data]
+    for _ in range(MAX_DEPTH):
+        level = [v for node in level for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list))]
+        if not level:
+            return False
+    return True
 
 
 class _Error(Exception):

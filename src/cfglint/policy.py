@@ -56,6 +56,8 @@ class Policy:
             Applied(s) for s in self.settings.suppress
             if s.matches_file(config_path) and any(s.names(r.code) for r in self.rules if r.code != UNUSED_SUPPRESSION)
         ]
+        if not applied and getattr(self, "_unsuppressed", None) is not None:
+            return self._unsuppressed  # most files: no suppression applies, the same rules serve them all
         out, unused_rule = [], None
         for rule in self.rules:
             if rule.code == UNUSED_SUPPRESSION:
@@ -64,6 +66,8 @@ class Policy:
                 out.append(_wrapped(rule, applied, self.severity(rule.code)))
         if unused_rule is not None:
             out.append(_wrapped(unused_rule, [], self.severity(unused_rule.code)))
+        if not applied:
+            self._unsuppressed = out
         return out
 
 

@@ -25,7 +25,7 @@ from cfglint.reading import DEFAULT, DERIVED, FIXED
 class Llama3RopeConfig(BaseModel):
     """`Llama3RopeConfig`: every field required (no `#[serde(default)]`)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built on the first Llama file, not at start
     factor: F32
     low_freq_factor: F32
     high_freq_factor: F32
@@ -36,7 +36,7 @@ class Llama3RopeConfig(BaseModel):
 class LlamaConfig(BaseModel):
     """`LlamaConfig`, field for field, in declaration order (serde reports missing fields in this order)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built on the first Llama file, not at start
     hidden_size: USize
     intermediate_size: USize
     vocab_size: USize

@@ -34,7 +34,7 @@ ROPE_TYPES = ("llama3", "linear", "default")
 
 
 class Llama3RopeConfig(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built on the first Llama file, not at start
     factor: F32
     low_freq_factor: Optional[F32] = None
     high_freq_factor: Optional[F32] = None
@@ -45,7 +45,7 @@ class Llama3RopeConfig(BaseModel):
 class LlamaConfig(BaseModel):
     """`Config`, field for field, in declaration order."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built on the first Llama file, not at start
     hidden_act: Annotated[Literal[UNIT_ACTIVATIONS], Rust("enum Activation", variants=ACTIVATIONS, newtype=("elu", "leakyrelu"))]
     hidden_size: USize
     intermediate_size: USize

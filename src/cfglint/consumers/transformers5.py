@@ -31,7 +31,7 @@ REQUIRED = {
 class LlamaConfig(BaseModel):
     """The typed fields of the 5.x dataclass (huggingface_hub strict validation)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)  # built on the first Llama file, not at start
     vocab_size: StrictInt = 32000
     hidden_size: StrictInt = 4096
     intermediate_size: StrictInt = 11008

@@ -7,7 +7,7 @@ from typing import Any
 
 from cfglint.consumers.base import Failure, View
 from cfglint.knowledge.entry import REQUIRED, Entry
-from cfglint.knowledge.expr import evaluate
+from cfglint.knowledge.expr import compile_expression, evaluate
 from cfglint.reading import ALL_KEYS, DEFAULT, DERIVED, FIXED
 from cfglint.readers.rope import read_rope
 
@@ -35,7 +35,10 @@ def _shape(expression: str) -> tuple[str, str | None]:
 
 def source_of(expression: str, present: set[str]) -> str:
     """Where a value comes from: the key it names, a hard-coded constant, or a derivation."""
-    kind, name = _shape(expression)
+    return _source(*_shape(expression), present)
+
+
+def _source(kind: str, name: str | None, present: set[str]) -> str:
     if kind == "fixed":
         return FIXED
     if kind == "key":
@@ -45,18 +48,23 @@ def source_of(expression: str, present: set[str]) -> str:
     return DERIVED
 
 
-_PLANS: dict[int, tuple[tuple[str, str | None], ...]] = {}  # entries live as long as the process
+Step = tuple  # (reading key, compiled expression or None, its shape, the key it names)
+_PLANS: dict[int, tuple[Step, ...]] = {}  # entries live as long as the process
 
 
-def plan(entry: Entry) -> tuple[tuple[str, str | None], ...]:
-    """(reading key, expression or None for the RoPE reading's keys), in report order; built once per entry."""
+def plan(entry: Entry) -> tuple[Step, ...]:
+    """What to compute for each reading key, in report order (an expression of None: the RoPE reading's),
+    compiled once per entry."""
     if id(entry) not in _PLANS:
-        out: list[tuple[str, str | None]] = []
+        out: list[Step] = []
         for key in ALL_KEYS:
             expression = entry.derive.get(key) or IMPLIED.get(key)
             if expression is None and key in entry.fields:
                 expression = key
-            out.append((key, expression))
+            if expression is None:
+                out.append((key, None, "", None))
+            else:
+                out.append((key, compile_expression(expression), *_shape(expression)))
         _PLANS[id(entry)] = tuple(out)
     return _PLANS[id(entry)]
 
@@ -70,11 +78,11 @@ def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_d
     rope = read_rope(entry, env, present, doc_data, intent)
     if isinstance(rope, Failure):
         return view.fail(rope)
-    for key, expression in plan(entry):
+    for key, compute, kind, name in plan(entry):
         if key in rope:
             view.set(key, *rope[key])
-        elif expression is not None:
-            view.set(key, evaluate(expression, env), source_of(expression, present))
+        elif compute is not None:
+            view.set(key, compute(env), _source(kind, name, present))
     kinds = view.values.get("layer_types")
     if isinstance(kinds, list) and "sliding_attention" not in kinds and view.values.get("sliding_window") is not None:
         view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied
