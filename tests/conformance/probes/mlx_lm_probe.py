@@ -41,6 +41,13 @@ def main(argv: list[str]) -> int:
         result["values"] = _values(model, tokenizer)
         if options.logits:
             result["values"]["logits"] = _last_position_logits(model, options.prompt_ids)
+        # Observed, not assumed: the MLP's activation, matched numerically. It rewrites the first layer's MLP
+        # weights, so it runs after the logits.
+        from mlx_lm_family_probe import _activation
+
+        activation = _activation(model.layers[0])
+        if activation is not None:
+            result["values"]["hidden_act"] = activation
     json_out.write(json.dumps(result) + "\n")
     json_out.flush()
     return 0
@@ -70,8 +77,6 @@ def _values(model, tokenizer) -> dict:
         "num_key_value_heads": attention.n_kv_heads,
         # Model.__init__ creates lm_head only when embeddings are untied.
         "tie_word_embeddings": "lm_head" not in model,
-        # mlx-lm's Llama MLP hard-codes swiglu (silu gate); config's hidden_act is never read.
-        "hidden_act": "silu",
         "attention_bias": "bias" in attention.q_proj,
         "mlp_bias": "bias" in mlp.gate_proj,
         "max_position_embeddings": model.args.max_position_embeddings,

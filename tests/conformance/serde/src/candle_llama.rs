@@ -84,10 +84,8 @@ pub fn runtime_values(cfg: LlamaConfig) -> Vec<(&'static str, Out)> {
             Out::Int(cfg.num_key_value_heads.unwrap_or(cfg.num_attention_heads) as u64),
         ),
         ("tie_word_embeddings", Out::Bool(cfg.tie_word_embeddings.unwrap_or(false))),
-        // Mlp::forward calls silu directly; every projection is built without bias.
-        ("hidden_act", Out::Str("silu".to_string())),
-        ("attention_bias", Out::Bool(false)),
-        ("mlp_bias", Out::Bool(false)),
+        // Not reported: Mlp::forward calls silu directly and every projection is built without bias, facts
+        // of candle's model code that deserializing the struct cannot observe (the profile states them).
         ("max_position_embeddings", Out::Int(cfg.max_position_embeddings as u64)),
         ("rms_norm_eps", Out::Float(cfg.rms_norm_eps)),
         ("eos_token_id", eos(cfg.eos_token_id.as_ref())),
