@@ -192,6 +192,7 @@ def _fast_parse(text: str, start: int) -> tuple[Any, dict[str, Span]] | None:
     if not isinstance(data, (dict, list)) or _depth_over(data):
         return None
     spans: dict[str, Span] = {}
+    span = tuple.__new__  # Span(...) without its Python-level __new__: configs have a span per member
     # One frame per open container: [is_object, its pointer, its start, member pointer, member key start, index]
     stack: list[list] = []
     expecting_key = False
@@ -212,9 +213,9 @@ def _fast_parse(text: str, start: int) -> tuple[Any, dict[str, Span]] | None:
             frame = stack.pop()
             if stack:
                 parent = stack[-1]
-                spans[parent[3]] = Span(parent[4], frame[2], m.end())
+                spans[parent[3]] = span(Span, (parent[4], frame[2], m.end()))
             else:
-                spans[""] = Span(None, frame[2], m.end())
+                spans[""] = span(Span, (None, frame[2], m.end()))
             expecting_key = False
         elif head == ",":
             frame = stack[-1]
@@ -229,7 +230,7 @@ def _fast_parse(text: str, start: int) -> tuple[Any, dict[str, Span]] | None:
             if not stack:
                 return None
             frame = stack[-1]
-            spans[frame[3]] = Span(frame[4], m.start(), m.end())
+            spans[frame[3]] = span(Span, (frame[4], m.start(), m.end()))
     return data, spans
 
 

@@ -65,7 +65,9 @@ class Generation:
     @property
     def has_settings(self) -> bool:
         """Generation was configured at all: a generation_config.json, or sampler keys in config.json."""
-        return self.file is not None or any(self.written(k) for k in SAMPLER_KEYS)
+        if "_has_settings" not in self.__dict__:  # asked by every sampling rule
+            self.__dict__["_has_settings"] = self.file is not None or any(self.written(k) for k in SAMPLER_KEYS)
+        return self.__dict__["_has_settings"]
 
 
 def load(config_doc: Document) -> Generation:

@@ -60,9 +60,12 @@ class Context:
 
     def loaded(self) -> Iterator[tuple[str, View]]:
         """Consumers that get as far as building the model (a panic at weight load still reads the config)."""
-        for name, view in self.views.items():
-            if view.outcome in (LOADS, PANIC) or (view.failure is not None and view.failure.kind == "shape"):
-                yield name, view
+        if "_loaded" not in self.__dict__:  # every rule asks; the views do not change within one context
+            self.__dict__["_loaded"] = [
+                (name, view) for name, view in self.views.items()
+                if view.outcome in (LOADS, PANIC) or (view.failure is not None and view.failure.kind == "shape")
+            ]
+        return iter(self.__dict__["_loaded"])
 
     def diverging(self, key: str) -> list[tuple[str, View]]:
         """Consumers whose value for key differs from what transformers means."""

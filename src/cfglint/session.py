@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,7 +61,7 @@ class Session:
         """Every argument (a local path or a Hub repository id) in order, then the cached snapshots if asked."""
         remote = hub.checkouts(args, revision, jobs, deadline)
         results = []
-        seen: set[Path] = set()
+        seen: set[object] = set()
         for arg in args:
             if arg in remote:
                 results.append(self.check_checkout(remote[arg]))
@@ -74,9 +75,10 @@ class Session:
             except OSError as err:
                 self.error(f"{arg}: {err.strerror or err}")
                 continue
-            if path.resolve() in seen:
+            identity = _identity(path)
+            if identity in seen:
                 continue  # named twice, e.g. as config.json and as its generation_config.json
-            seen.add(path.resolve())
+            seen.add(identity)
             display = str(path)
             policy = self.policy_for(path)
             chosen = [c for c in self.consumers if c.name in policy.consumer_names]
@@ -118,3 +120,12 @@ class Session:
         if self.unreadable:
             return 2
         return 1 if any(d.severity is not Severity.INFO for d in diagnostics) else 0
+
+
+def _identity(path: Path) -> object:
+    """The file itself, however it is named: one stat instead of resolving every folder on the way."""
+    try:
+        info = os.stat(path)
+        return info.st_dev, info.st_ino
+    except OSError:
+        return path.resolve()
