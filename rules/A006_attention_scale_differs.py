@@ -1,8 +1,8 @@
 """A runtime scales attention scores differently from transformers.
 
 ## What it does
-Reports a config whose attention scale (`query_pre_attn_scalar ** -0.5` in Gemma 2 and 3, `head_dim ** -0.5`
-elsewhere) a runtime computes from another number: candle's Gemma 2 and 3 and llama.cpp scale by `head_dim`
+Reports a config whose attention scale (`query_pre_attn_scalar ** -0.5` in Gemma 2 and 3, Granite's
+`attention_multiplier`, `head_dim ** -0.5` elsewhere) a runtime computes from another number: candle's Gemma 2 and 3 and llama.cpp scale by `head_dim`
 whatever `query_pre_attn_scalar` says.
 
 ## Why it matters
@@ -34,5 +34,7 @@ def check(ctx):
     effects = tuple(uses(n, v, "query_pre_attn_scalar") for n, v in ctx.diverging("query_pre_attn_scalar"))
     if effects:
         scalar = ctx.intent.values["query_pre_attn_scalar"]
-        pointer = ctx.at("query_pre_attn_scalar") if "query_pre_attn_scalar" in ctx.config else ctx.at("head_dim")
+        # The key the scale comes from: Gemma's query_pre_attn_scalar, Granite's attention_multiplier, or head_dim.
+        written = [k for k in ("query_pre_attn_scalar", "attention_multiplier", "head_dim") if k in ctx.config]
+        pointer = ctx.at(written[0] if written else "model_type")
         yield Finding(f"transformers scales attention by {show(scalar)} ** -0.5, but {describe(effects)}", pointer, effects)

@@ -121,6 +121,9 @@ FAMILY_BASES: dict[str, dict] = {
                     "final_logit_softcapping": None, "rope_scaling": None, "tie_word_embeddings": True},
     "olmo2": {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", **_DIMS, "pad_token_id": 0, "hidden_act": "silu",
               "attention_bias": False, "rope_theta": THETA},
+    "granite": {"architectures": ["GraniteForCausalLM"], "model_type": "granite", **_DIMS, "hidden_act": "silu", "attention_bias": False,
+                "mlp_bias": False, "rope_theta": THETA, "embedding_multiplier": 12.0, "residual_multiplier": 0.22, "logits_scaling": 8.0,
+                "attention_multiplier": 0.015625},
     "phi3": {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", **_DIMS, "pad_token_id": 0, "hidden_act": "silu", "rope_theta": THETA,
              "sliding_window": None, "original_max_position_embeddings": 64, "partial_rotary_factor": 1.0},
 }

@@ -29,6 +29,9 @@ FAMILY_KEYS = (
     "query_pre_attn_scalar",
     "attn_logit_softcapping",
     "final_logit_softcapping",
+    "embedding_multiplier",  # Granite's scales: embeddings, residual branches, and logits (divided by)
+    "residual_multiplier",
+    "logits_scaling",
 )
 ALL_KEYS = KEYS + FAMILY_KEYS
 DIMS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size")

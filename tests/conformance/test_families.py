@@ -41,6 +41,7 @@ FAMILY_VARIANT = {
     "gemma3_text": "linear",
     "phi3": "longrope",
     "olmo2": "linear",
+    "granite": "linear",
 }
 RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
 

@@ -81,7 +81,7 @@ def observed(config: dict, tmp_path) -> dict:
         "eos_token_id": cfg.eos_token_id,
         "sliding_window": window,
         "layer_types": ["sliding_attention" if w is not None else "full_attention" for w in windows],
-        "query_pre_attn_scalar": round(attention.scaling ** -2),
+        "query_pre_attn_scalar": attention.scaling ** -2,
     }
     if "sliding_attention" in params:
         out["rope_local_base_freq"] = params["sliding_attention"]["rope_theta"]
@@ -90,6 +90,11 @@ def observed(config: dict, tmp_path) -> dict:
     for key in ("attn_logit_softcapping", "final_logit_softcapping"):
         if hasattr(cfg, key):
             out[key] = getattr(cfg, key)
+    # Granite's scales, off the modules that apply them
+    if hasattr(model.model, "embedding_multiplier"):
+        out["embedding_multiplier"] = model.model.embedding_multiplier
+        out["residual_multiplier"] = layers[0].residual_multiplier
+        out["logits_scaling"] = cfg.logits_scaling
     return out
 
 

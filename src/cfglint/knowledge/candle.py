@@ -384,6 +384,8 @@ ENTRIES = (
             max_position_embeddings="usize",
         ),
         derive={
+            # The forward pass is plain Llama: none of Granite's scales is applied.
+            "embedding_multiplier": "1.0", "residual_multiplier": "1.0", "logits_scaling": "1.0",
             "head_dim": _DERIVED_HEAD,
             "hidden_act": "'silu'",
             "attention_bias": "False",
@@ -393,7 +395,7 @@ ENTRIES = (
             "layer_types": _ALL_FULL,
             "query_pre_attn_scalar": _DERIVED_HEAD,
         },
-        rope="TODO:granite-llama3",
+        rope="granite-llama3",
         checks=(
             # serde's errors inside rope_scaling: unknown variant first, then the first missing field in
             # declaration order.

@@ -388,6 +388,7 @@ ENTRIES = (
                 "attention_multiplier": _ANY, "embedding_multiplier": _ANY, "residual_multiplier": _ANY,
                 "logits_scaling": _ANY},
         derive={
+            "partial_rotary_factor": "1.0",  # LlamaModel: rope.dimension_count = head_dim
             **_BASE_DERIVE,
             "head_dim": "hidden_size // num_attention_heads",
             "attention_bias": "attention_bias",

@@ -220,7 +220,7 @@ ENTRIES = (
         # GraniteAttention: self.scaling = config.attention_multiplier, i.e. S = attention_multiplier ** -2.
         derive={"head_dim": _HEAD_DIM, "query_pre_attn_scalar": "1 / (attention_multiplier * attention_multiplier)",
                 "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")', **_NO_SOFTCAP},
-        rope="TODO:scaling-no-type-copy",
+        rope="scaling-no-type-copy",
         notes="embeddings x embedding_multiplier, residual branches x residual_multiplier, logits / logits_scaling; "
               "attention_bias covers q, k, v and o.",
     ),

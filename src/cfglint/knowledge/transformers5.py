@@ -169,6 +169,19 @@ ENTRIES += (
         rope="transformers-5",
         notes="q_norm and k_norm over the whole projection; the norms follow attention and MLP (post-norm).",
     ),
+    Entry(
+        "transformers-5", "granite", "transformers-5", "transformers 5 GraniteConfig", _source("granite"),
+        fields(vocab_size=("int", 32000), hidden_size=("int", 4096), intermediate_size=("int", 11008), num_hidden_layers=("int", 32),
+               num_attention_heads=("int", 32), num_key_value_heads=("int?", None), hidden_act=("str", "silu"), max_position_embeddings=("int", 2048),
+               rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", 2), attention_bias=("bool", False),
+               mlp_bias=("bool", False), embedding_multiplier=("float", 1.0), logits_scaling=("float", 1.0), residual_multiplier=("float", 1.0),
+               attention_multiplier=("float", 1.0)),
+        # The attention scale is attention_multiplier itself (modeling_granite.py: self.scaling).
+        derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")',
+                "query_pre_attn_scalar": "1 / (attention_multiplier * attention_multiplier)"},
+        rope="transformers-5",
+        notes="embeddings are multiplied by embedding_multiplier, each residual branch by residual_multiplier, logits divided by logits_scaling.",
+    ),
 )
 
 FAMILIES = {entry.family: entry for entry in ENTRIES}

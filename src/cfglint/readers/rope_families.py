@@ -336,7 +336,33 @@ def _olmo2_two_field(entry: Any, env: dict, present: set[str], data: dict, inten
     return {"rope_theta": theta, "rope_scaling": ({"rope_type": kind, "factor": factor}, "/rope_scaling")}
 
 
+# ------------------------------------------------------------------ candle 0.11 granite
+def _granite_llama3(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Any:
+    """granite.rs: rope_theta (f32, default 10000) and GraniteRopeConfig, whose five fields the entry's checks
+    require; rope_type "granite" runs the llama3 formula, "default" none."""
+    theta = env.get("rope_theta"), "/rope_theta" if "rope_theta" in present else DEFAULT
+    scaling = env.get("rope_scaling")
+    if not isinstance(scaling, dict) or scaling.get("rope_type") != "granite":
+        return {"rope_theta": theta, "rope_scaling": (None, DEFAULT)}
+    keys = ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
+    return {"rope_theta": theta, "rope_scaling": ({"rope_type": "llama3", **{k: scaling[k] for k in keys}}, "/rope_scaling")}
+
+
+# ------------------------------------------------------------------ transformers 4.57 granite
+def _scaling_no_type_copy(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Any:
+    """GraniteConfig validates rope_scaling without copying a legacy `type` to `rope_type` first."""
+    from cfglint.readers.rope import read_rope
+    from dataclasses import replace
+
+    scaling = env.get("rope_scaling")
+    if isinstance(scaling, dict) and scaling and "rope_type" not in scaling:
+        return Failure("KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='None': {'rope_type'}\"", "/rope_scaling", "missing")
+    return read_rope(replace(entry, rope="scaling"), env, present, data, intent)
+
+
 READINGS: dict[str, Callable[..., Any]] = {
+    "granite-llama3": _granite_llama3,
+    "scaling-no-type-copy": _scaling_no_type_copy,
     "olmo2-two-field": _olmo2_two_field,
     "phi3-longrope": lambda entry, *rest: (_phi3_transformers4 if entry.runtime == "transformers-4" else _phi3_mistralrs)(entry, *rest),
     "phi3-su-scaled": _phi3_mlx_lm,
