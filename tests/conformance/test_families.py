@@ -46,13 +46,7 @@ FAMILY_VARIANT = {
 RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
 
 # case id -> why the prediction is wrong. Each listed case must still disagree with the runtime.
-_GEMMA_CONTEXT = (
-    "mistral.rs 0.9.5 Gemma: runner.max_sequence_length() is 4096 whatever max_position_embeddings says "
-    "(256 and 512 both give 4096); predicted 256"
-)
 KNOWN_WRONG: dict[str, str] = {
-    "mistralrs/gemma/tf4-base": _GEMMA_CONTEXT,
-    "mistralrs/gemma/tf4-gelu": _GEMMA_CONTEXT,
     "mistralrs/gemma2/tf4-tie-absent": (
         "no tie_word_embeddings and no lm_head.weight (transformers 5 ties by default): mistral.rs Gemma2 "
         "defaults to untied and fails with 'Missing required tensor(s) for replicated_linear at prefix "

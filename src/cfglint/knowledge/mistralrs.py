@@ -179,6 +179,9 @@ ENTRIES = (
                quantization_config="option<json>", tie_word_embeddings=("bool", False)),
         derive={
             "hidden_act": "hidden_act or hidden_activation",
+            # gemma.rs:442 sets the model's max_seq_len to default_max_position_embeddings() (4096), whatever
+            # the file says; only the KV cache is sized from max_position_embeddings (observed with 0.9.5).
+            "max_position_embeddings": "4096",
             "sliding_window": "None",
             "layer_types": 'layers(num_hidden_layers, "full_attention")',
             "query_pre_attn_scalar": "head_dim",
