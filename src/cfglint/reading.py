@@ -87,6 +87,8 @@ def _scaling_key(scaling: Any) -> Any:
     kind = scaling.get("rope_type", "default")
     if kind == "default":
         return None
+    if not isinstance(kind, str):
+        return repr(kind), ()
     params = ROPE_PARAMETERS.get(kind)
     keys = params if params is not None else sorted(k for k in scaling if k not in ("rope_type", "type", "rope_theta"))
     return kind, tuple((k, _rounded(scaling.get(k))) for k in keys)

@@ -54,6 +54,8 @@ def scaling_as_built(scaling: Any) -> tuple[dict | None, str | None]:
     if not isinstance(scaling, dict):
         return None, None
     kind = scaling.get("type") or scaling.get("rope_type", "default")
+    if isinstance(kind, (dict, list)):
+        return None, f"TypeError: unhashable type: '{type(kind).__name__}'"  # initialize_rope's `in` on a set
     if kind not in SUPPORTED:
         return None, f"ValueError: Unsupported RoPE type {kind}"
     if kind in ("linear", "dynamic", "llama3", "yarn") and "factor" not in scaling:

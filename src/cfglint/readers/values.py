@@ -75,7 +75,12 @@ def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_d
     for check in entry.checks:
         if evaluate(check.when, env):
             return view.fail(Failure(check.message.format_map(_Lenient(env)), check.pointer, check.kind, check.outcome))
-    rope = read_rope(entry, env, present, doc_data, intent)
+    try:
+        rope = read_rope(entry, env, present, doc_data, intent)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError, OverflowError) as err:
+        # A value of a type the runtime's RoPE code does arithmetic on: a Python runtime stops with this same
+        # kind of error; either way it does not load as meant.
+        return view.fail(Failure(f"{type(err).__name__}: {err}", "/rope_scaling" if "rope_scaling" in doc_data else "", "type"))
     if isinstance(rope, Failure):
         return view.fail(rope)
     for key, compute, kind, name in plan(entry):
