@@ -28,3 +28,21 @@ def test_readme_opens_with_the_two_commands_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert ci in text
     assert "cfglint check samples/" in text.split("```")[1]
+
+
+def test_the_example_finding_is_what_check_prints(in_repo, capsys):
+    from cfglint.cli import main
+
+    text = (ROOT / "README.md").read_text()
+    block = text.split("```console\n$ cfglint check samples/llama-3.2-1b-tf5\n", 1)[1].split("```", 1)[0]
+    main(["check", "samples/llama-3.2-1b-tf5"])
+    assert capsys.readouterr().out == block
+
+
+def test_the_family_example_is_what_check_prints(in_repo, capsys):
+    from cfglint.cli import main
+
+    command = "cfglint check samples/qwen2.5-0.5b-instruct-tf5 samples/gemma-2-2b --format concise"
+    block = (ROOT / "README.md").read_text().split(f"```console\n$ {command}\n", 1)[1].split("```", 1)[0]
+    main(command.split()[1:])
+    assert capsys.readouterr().out == block
