@@ -33,6 +33,9 @@ CRATE_DIR = Path(__file__).resolve().parent / "serde"
 TARGET_DIR = CRATE_DIR / "target"
 BINARY = TARGET_DIR / "release" / "serde-replica"
 CONSUMERS = ("candle", "mistralrs")
+# `candle:<family>`: a cfglint candle entry's struct, generated into GENERATED (never committed).
+FAMILY_PREFIX = "candle:"
+GENERATED = CRATE_DIR / "src" / "generated_families.rs"
 
 DEBIAN_SUITE = "trixie"
 # The serde trio decides every error text, so it is pinned; the rest only has to compile.
@@ -73,6 +76,7 @@ def ensure_built() -> Path:
     TARGET_DIR.mkdir(parents=True, exist_ok=True)
     with _exclusive_lock(_LOCK):
         _ensure_vendored_registry()
+        _write_generated()  # before hashing: GENERATED lives under src/, so its content is in the digest
         digest = _inputs_digest()
         if BINARY.is_file() and _STAMP.is_file() and _STAMP.read_text().strip() == digest:
             return BINARY
@@ -93,8 +97,10 @@ def run(consumer: str, config_path: Path) -> dict:
     The report follows the probe contract: runtime, version, outcome ("loads" | "error" |
     "panic"), message (the runtime's error text, verbatim) and values.
     """
-    if consumer not in CONSUMERS:
-        raise ValueError(f"unknown consumer {consumer!r}; expected one of {CONSUMERS}")
+    if consumer not in CONSUMERS and not (
+        consumer.startswith(FAMILY_PREFIX) and consumer[len(FAMILY_PREFIX):] in generated_family_names()
+    ):
+        raise ValueError(f"unknown consumer {consumer!r}; expected one of {CONSUMERS} or candle:<family>")
     binary = ensure_built()
     proc = subprocess.run(
         [str(binary), consumer, str(config_path)],
@@ -108,6 +114,194 @@ def run(consumer: str, config_path: Path) -> dict:
         )
     # json.loads also accepts the NaN/Infinity tokens the replica writes for non-finite floats.
     return json.loads(proc.stdout)
+
+
+def _generated_entries() -> list:
+    from cfglint.knowledge import (
+        candle,  # imported late: only the generator needs cfglint
+    )
+
+    return [e for e in candle.ENTRIES if not e.rope.startswith("TODO")]
+
+
+def generated_family_names() -> list[str]:
+    return [e.family for e in _generated_entries()]
+
+
+def _write_generated() -> None:
+    text = generate_families()
+    if not GENERATED.is_file() or GENERATED.read_text() != text:
+        GENERATED.write_text(text)
+
+
+def _rust_ident(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_") if part)
+
+
+def _rust_string(text: str) -> str:
+    return json.dumps(text)  # a JSON string literal is a valid Rust string literal for these names
+
+
+def _rust_type(type_name: str) -> str:
+    if type_name.startswith("option<") and type_name.endswith(">"):
+        return f"Option<{_rust_type(type_name[7:-1])}>"
+    if type_name.startswith("list<") and type_name.endswith(">"):
+        return f"Vec<{_rust_type(type_name[5:-1])}>"
+    scalars = {"usize": "usize", "u32": "u32", "f32": "f32", "f64": "f64", "bool": "bool", "string": "String",
+               "json": "serde_json::Value", "eos": "EosToks", "activation": "Activation"}
+    if type_name not in scalars:
+        raise ValueError(f"no Rust type for serde field type {type_name!r}")
+    return scalars[type_name]
+
+
+def _rust_value(type_name: str, value: object, variants: dict[str, str]) -> str:
+    """A Rust expression of `type_name` holding `value` (a `#[serde(default = ...)]` body)."""
+    if type_name.startswith("option<"):
+        inner = type_name[7:-1]
+        return "None" if value is None else f"Some({_rust_value(inner, value, variants)})"
+    if type_name.startswith("list<"):
+        inner = type_name[5:-1]
+        return "vec![" + ", ".join(_rust_value(inner, v, variants) for v in value) + "]"  # type: ignore[union-attr]
+    if type_name in ("usize", "u32"):
+        return f"{int(value)}{type_name}"  # type: ignore[call-overload]
+    if type_name in ("f32", "f64"):
+        return f"{float(value)!r}{type_name}"  # type: ignore[arg-type]
+    if type_name == "bool":
+        return "true" if value else "false"
+    if type_name == "string":
+        return f"{_rust_string(str(value))}.to_string()"
+    if type_name == "activation":
+        return f"super::Activation::{variants[str(value)]}"
+    if type_name in ("json", "eos"):
+        return f"serde_json::from_str::<{_rust_type(type_name)}>(r#\"{json.dumps(value)}\"#).unwrap()".replace(
+            "EosToks", "super::EosToks"
+        )
+    raise ValueError(f"no Rust default for {type_name!r}")
+
+
+def _rust_out(type_name: str, expr: str) -> str:
+    """A `report::Out` expression for the field value `expr` (an owned value of `type_name`)."""
+    if type_name.startswith("option<"):
+        inner = _rust_out(type_name[7:-1], "v")
+        return f"match {expr} {{ Some(v) => {inner}, None => Out::Null }}"
+    if type_name.startswith("list<"):
+        inner = _rust_out(type_name[5:-1], "v")
+        return f"Out::List({expr}.into_iter().map(|v| {inner}).collect())"
+    return {
+        "usize": f"Out::Int({expr} as u64)",
+        "u32": f"Out::Int({expr} as u64)",
+        "f32": f"Out::Float({expr} as f64)",
+        "f64": f"Out::Float({expr})",
+        "bool": f"Out::Bool({expr})",
+        "string": f"Out::Str({expr})",
+        "json": f"json_out({expr})",
+        "eos": f"eos_out({expr})",
+        "activation": f"{expr}.out()",
+    }[type_name]
+
+
+def generate_families() -> str:
+    """Rust source of one serde struct per candle entry (cfglint's own field tables), and `run`."""
+    from cfglint.knowledge import candle
+
+    entries = _generated_entries()
+    newtype = tuple(getattr(candle, "NEWTYPE_ACTIVATIONS", ()))
+    variants: dict[str, str] = {}
+    for name in candle.ACTIVATIONS:
+        ident = _rust_ident(name)
+        while ident in variants.values():
+            ident += "_"
+        variants[name] = ident
+    lines = [
+        "//! GENERATED by tests/conformance/serde_replica.py from cfglint.knowledge.candle.ENTRIES; do not edit,",
+        "//! never committed (see .gitignore). One module per candle family, each with its serde `Config`.",
+        "#![allow(dead_code, non_camel_case_types, clippy::all)]",
+        "",
+        "use crate::report::{Out, Outcome, Report};",
+        "",
+        "/// candle_nn::Activation as cfglint lists it: one variant per accepted string, in ACTIVATIONS' order,",
+        "/// so serde's `unknown variant` list is that order; newtype variants carry an f64.",
+        "#[derive(Debug, serde::Deserialize)]",
+        "pub enum Activation {",
+    ]
+    for name, ident in variants.items():
+        payload = "(f64)" if name in newtype else ""
+        lines.append(f"    #[serde(rename = {_rust_string(name)})]")
+        lines.append(f"    {ident}{payload},")
+    lines += ["}", "", "impl Activation {", "    pub fn out(self) -> Out {", "        match self {"]
+    for name, ident in variants.items():
+        if name in newtype:
+            lines.append(f"            Activation::{ident}(v) => Out::Obj(vec![({_rust_string(name)}, Out::Float(v))]),")
+        else:
+            lines.append(f"            Activation::{ident} => Out::Str({_rust_string(name)}.to_string()),")
+    lines += [
+        "        }", "    }", "}", "",
+        "#[derive(Debug, serde::Deserialize)]",
+        "#[serde(untagged)]",
+        "pub enum EosToks {",
+        "    Single(u32),",
+        "    Multiple(Vec<u32>),",
+        "}", "",
+        "fn eos_out(v: EosToks) -> Out {",
+        "    match v {",
+        "        EosToks::Single(i) => Out::Int(i as u64),",
+        "        EosToks::Multiple(l) => Out::List(l.into_iter().map(|i| Out::Int(i as u64)).collect()),",
+        "    }",
+        "}", "",
+        "fn json_out(v: serde_json::Value) -> Out {",
+        "    use serde_json::Value;",
+        "    match v {",
+        "        Value::Null => Out::Null,",
+        "        Value::Bool(b) => Out::Bool(b),",
+        "        Value::Number(n) => match n.as_u64() { Some(i) => Out::Int(i), None => Out::Float(n.as_f64().unwrap_or(f64::NAN)) },",
+        "        Value::String(s) => Out::Str(s),",
+        "        Value::Array(a) => Out::List(a.into_iter().map(json_out).collect()),",
+        "        // Keys are leaked to fit Out's &'static str: the program prints one report and exits.",
+        "        Value::Object(m) => Out::Obj(m.into_iter().map(|(k, v)| (&*Box::leak(k.into_boxed_str()), json_out(v))).collect()),",
+        "    }",
+        "}", "",
+    ]
+    for entry in entries:
+        module = entry.family.replace("-", "_")
+        lines += [f"pub mod {module} {{", "    use super::*;", "", "    #[derive(Debug, serde::Deserialize)]",
+                  f"    pub struct {entry.struct} {{"]
+        defaults = []
+        for name, spec in entry.fields.items():
+            if _is_default(spec):
+                fn = f"default_{name}"
+                defaults.append(f"    fn {fn}() -> {_rust_type(spec.type)} {{ {_rust_value(spec.type, spec.default, variants)} }}")
+                lines.append(f"        #[serde(default = \"{fn}\")]")
+            lines.append(f"        pub {name}: {_rust_type(spec.type)},")
+        lines += ["    }", ""] + defaults + [""]
+        lines += [f"    pub fn values(cfg: {entry.struct}) -> Vec<(&'static str, Out)> {{", "        vec!["]
+        for name, spec in entry.fields.items():
+            lines.append(f"            ({_rust_string(name)}, {_rust_out(spec.type, 'cfg.' + name)}),")
+        lines += ["        ]", "    }", "", "    pub fn outcome(bytes: &[u8]) -> Outcome {",
+                  f"        match serde_json::from_slice::<{entry.struct}>(bytes) {{",
+                  "            Ok(cfg) => Outcome::Loads(values(cfg)),",
+                  "            Err(e) => Outcome::Error(e.to_string()),",
+                  "        }", "    }", "}", ""]
+    lines += [
+        "/// candle's examples: `serde_json::from_slice(&std::fs::read(path)?)` into the family's Config.",
+        "pub fn run(family: &str, bytes: &[u8]) -> Result<Report, String> {",
+        "    let outcome = match family {",
+    ]
+    for entry in entries:
+        lines.append(f"        {_rust_string(entry.family)} => {entry.family.replace('-', '_')}::outcome(bytes),")
+    lines += [
+        "        _ => return Err(format!(\"no generated candle family {family:?}\")),",
+        "    };",
+        "    Ok(Report { runtime: \"candle\", version: crate::CANDLE_VERSION, outcome })",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _is_default(spec) -> bool:
+    from cfglint.knowledge.entry import REQUIRED
+
+    return spec.default is not REQUIRED
 
 
 def _ensure_vendored_registry() -> None:

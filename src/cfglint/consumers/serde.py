@@ -174,6 +174,9 @@ def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[floa
             names = [f"`{v}`" for v in (marker.variants if marker else ())]
             expected_text = " or ".join(names) if len(names) <= 2 else "one of " + ", ".join(names)
             return order, Failure(f"unknown variant `{value}`, expected {expected_text}", pointer, "variant")
+        if not isinstance(value, dict):
+            # serde_json's deserialize_enum takes a string or a one-key map; anything else is ExpectedSomeValue.
+            return order, Failure("expected value", pointer, "type")
         return order, Failure(f"invalid type: {unexpected(value)}, expected variant identifier", pointer, "type")
     return order, Failure(f"invalid type: {unexpected(value)}, expected {expected}", pointer, "type")
 

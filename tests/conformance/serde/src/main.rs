@@ -7,6 +7,7 @@
 //! error or panic; 2 when the probe itself was misused (bad arguments, unreadable file).
 
 mod candle_llama;
+mod generated_families;
 mod mistralrs_llama;
 mod report;
 
@@ -29,6 +30,9 @@ fn main() -> ExitCode {
     let report = match consumer {
         "candle" => candle(path),
         "mistralrs" => mistralrs(path),
+        family if family.starts_with("candle:") => std::fs::read(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
+            .and_then(|bytes| generated_families::run(&family["candle:".len()..], &bytes)),
         _ => return usage(),
     };
     match report {
