@@ -43,6 +43,8 @@ def mutated(rng: random.Random) -> dict:
 # Inputs that once raised: an object as rope_type reached a dict lookup (transformers 4's and mlx-lm's scaling
 # readers), and Phi-3's longrope arithmetic met a null context.
 ONCE_RAISED = [
+    {"model_type": "llama", "rope_theta": 10000.0, "rope_scaling": {"rope_type": {}, "factor": 2.0}},
+    {"model_type": "llama", "rope_parameters": {"rope_type": [1], "rope_theta": 10000.0}},
     {"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4, "rope_scaling": {"rope_type": {}, "factor": 2.0}},
     {"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 4, "rope_scaling": {"type": []}},
     {"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": None,
