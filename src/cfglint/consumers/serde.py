@@ -166,6 +166,8 @@ def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[floa
     if kind == "untagged":
         return order, Failure(f"data did not match any variant of untagged enum {expected.split()[-1]}", pointer, "type")
     if kind in ("greater_than_equal", "less_than_equal", "less_than", "greater_than"):
+        if isinstance(value, int) and not -(2**63) <= value <= 2**64 - 1:  # a float to serde_json: a type error
+            return order, Failure(f"invalid type: {unexpected(value)}, expected {expected}", pointer, "type")
         return order, Failure(f"invalid value: {unexpected(value)}, expected {expected}", pointer, "type")
     if kind == "literal_error":
         if isinstance(value, str) and marker is not None and value in marker.newtype:
@@ -193,10 +195,12 @@ def unexpected(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return f"boolean `{'true' if value else 'false'}`"
+    if isinstance(value, int) and not -(2**63) <= value <= 2**64 - 1:
+        value = float(value)  # serde_json reads an integer literal no i64/u64 holds as an f64
     if isinstance(value, int):
         return f"integer `{value}`"
     if isinstance(value, float):
-        return f"floating point `{value!r}`"
+        return f"floating point `{repr(value).replace('e+', 'e')}`"  # Rust prints 1e20, not 1e+20
     if isinstance(value, str):
         return f"string {json.dumps(value, ensure_ascii=False)}"
     if isinstance(value, list):
