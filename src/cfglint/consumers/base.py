@@ -98,8 +98,7 @@ class Consumer:
             # A multimodal file: the runtime reads its text model where it looks for it, or not at all.
             where = getattr(knowledge.module(self.name), "TEXT_CONFIG", {}).get(intent.model_type)
             if where is None:
-                message = f"{self.runtime} has no {intent.model_type} loader"
-                return View(consumer=self.name, outcome=NOT_APPLICABLE, failure=Failure(message, "/model_type", "not-applicable", NOT_APPLICABLE))
+                return self._not_applicable(f"{self.runtime} has no {intent.model_type} loader")
             from cfglint.readers.intent import rebased
 
             return rebased(self.read_family(doc.at(where), intent, entry), where)
@@ -112,4 +111,7 @@ class Consumer:
             message = f"{self.runtime} has no {intent.model_type if intent.root else intent.family} loader"
         else:
             message = f"cfglint does not model {self.runtime}'s {intent.family} loader yet"
+        return self._not_applicable(message)
+
+    def _not_applicable(self, message: str) -> View:
         return View(consumer=self.name, outcome=NOT_APPLICABLE, failure=Failure(message, "/model_type", "not-applicable", NOT_APPLICABLE))

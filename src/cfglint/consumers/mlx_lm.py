@@ -78,6 +78,10 @@ def scaling_as_built(scaling: Any) -> tuple[dict | None, str | None]:
     return {"rope_type": kind, **{k: v for k, v in scaling.items() if k not in ("type", "rope_type")}}, None
 
 
+def scaling_failure(error: str) -> Failure:
+    return Failure(error, "/rope_scaling", "variant" if "Unsupported" in error else "missing")
+
+
 def generation_eos(doc: Document) -> Any:
     """load_config: a truthy eos_token_id in generation_config.json replaces the config's."""
     path = doc.path.parent / "generation_config.json"
@@ -106,7 +110,7 @@ class MlxLm(Consumer):
             failure = Failure(f"TypeError: ModelArgs.__init__() missing {len(missing)} required positional argument{plural}: {names}", "/" + missing[0], "missing")
         scaling, error = (None, None) if failure else scaling_as_built(data.get("rope_scaling"))
         if error:
-            failure = Failure(error, "/rope_scaling", "variant" if "Unsupported" in error else "missing")
+            failure = scaling_failure(error)
         if failure is None:
             from cfglint.consumers.transformers5 import refusal
 

@@ -82,9 +82,16 @@ class Transformers5(Consumer):
     schema = LlamaConfig
 
     def read(self, doc: Document, intent: Intent) -> View:
+        return self._intent_unless_refused(doc, intent, lambda: refusal(doc.data))
+
+    def read_family(self, doc: Document, intent: Intent, entry) -> View:
+        return self._intent_unless_refused(doc, intent, lambda: refusal_for(doc, intent, entry))
+
+    def _intent_unless_refused(self, doc: Document, intent: Intent, refused_by) -> View:
+        """What transformers 5 reads is the intent itself, unless its config class refuses the file."""
         view = View(consumer=self.name)
         failure = unreadable(doc)
-        refused = None if failure else refusal(doc.data)
+        refused = None if failure else refused_by()
         if refused:
             failure = Failure(refused[0], refused[1], "validation")
         if failure:
@@ -92,11 +99,6 @@ class Transformers5(Consumer):
         view.values = dict(intent.values)
         view.sources = dict(intent.sources)
         return view
-
-    def read_family(self, doc: Document, intent: Intent, entry) -> View:
-        return read_family_as_transformers5(self.name, doc, intent, entry)
-
-
 
 
 # The strict dataclass's field types, as the family entries declare them.
@@ -114,13 +116,11 @@ _VALIDATES_HEADS = {"gemma2", "gemma3_text"}  # validate_architecture: hidden % 
 def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     """(message, pointer) of the first check a family's strict config class fails, or None."""
     for key, spec in entry.fields.items():
-        if key not in data or spec.type not in _STRICT and spec.type.rstrip("?") not in _STRICT:
+        base = spec.type.rstrip("?")  # "int?": an int or null
+        if key not in data or base not in _STRICT or (data[key] is None and base != spec.type):
             continue
-        value = data[key]
-        if value is None and spec.type.endswith("?"):
-            continue
-        if not _STRICT[spec.type.rstrip("?")](value):
-            return f"StrictDataclassFieldValidationError: field '{key}' got {value!r}: not a valid {spec.type.rstrip('?')}", "/" + key
+        if not _STRICT[base](data[key]):
+            return f"StrictDataclassFieldValidationError: field '{key}' got {data[key]!r}: not a valid {base}", "/" + key
     hidden, heads = data.get("hidden_size", entry.fields["hidden_size"].default), data.get("num_attention_heads", entry.fields["num_attention_heads"].default)
     if entry.family in _VALIDATES_HEADS and isinstance(hidden, int) and isinstance(heads, int) and heads and hidden % heads:
         return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
@@ -137,15 +137,3 @@ def refusal_for(doc: Document, intent: Intent, entry) -> tuple[str, str] | None:
         memo[entry.family] = family_refusal(doc.data, entry)
     return memo[entry.family]
 
-
-def read_family_as_transformers5(consumer_name: str, doc: Document, intent: Intent, entry) -> View:
-    view = View(consumer=consumer_name)
-    failure = unreadable(doc)
-    refused = None if failure else refusal_for(doc, intent, entry)
-    if refused:
-        failure = Failure(refused[0], refused[1], "validation")
-    if failure:
-        return view.fail(failure)
-    view.values = dict(intent.values)
-    view.sources = dict(intent.sources)
-    return view

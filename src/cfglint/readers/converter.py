@@ -50,9 +50,10 @@ def rope(entry: Entry, data: dict, intent: Any, none: bool = False) -> dict | Fa
     theta, theta_at = intent.values["rope_theta"], intent.sources["rope_theta"]
     scaling, scaling_at = intent.values["rope_scaling"], intent.sources["rope_scaling"]
     kind = scaling.get("rope_type") if isinstance(scaling, dict) else None
-    if kind == "llama3" and entry.family in LLAMA3_AS_TENSOR:
-        pass
-    elif kind not in WRITTEN or (kind in ("linear", "yarn") and scaling.get("factor") is None):
+    kept = (kind == "llama3" and entry.family in LLAMA3_AS_TENSOR) or (
+        kind in WRITTEN and not (kind in ("linear", "yarn") and scaling.get("factor") is None)
+    )
+    if not kept:
         scaling, scaling_at = None, (FIXED if kind not in (None, "default") else DEFAULT)
     out = {"rope_theta": (theta, theta_at), "rope_scaling": (scaling, scaling_at)}
     if "rope_local_base_freq" in intent.values:

@@ -32,11 +32,11 @@ def _scaling(runtime: str, env: dict, present: set[str]) -> tuple[dict | None, s
         if error:
             return Failure(error, "/rope_scaling", "missing")
     elif runtime == "mlx-lm":
-        from cfglint.consumers.mlx_lm import scaling_as_built
+        from cfglint.consumers.mlx_lm import scaling_as_built, scaling_failure
 
         parsed, error = scaling_as_built(scaling)
         if error:
-            return Failure(error, "/rope_scaling", "variant" if "Unsupported" in error else "missing")
+            return scaling_failure(error)
     else:
         parsed = scaling if isinstance(scaling, dict) and scaling.get("rope_type", scaling.get("type")) not in (None, "default") else None
     return parsed, "/rope_scaling" if parsed else DEFAULT

@@ -6,11 +6,11 @@ The pydantic model is built once per entry (`pydantic.create_model`, declaration
 
 from __future__ import annotations
 
-import importlib
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Strict, create_model
 
+from cfglint import knowledge
 from cfglint.consumers.base import PANIC, Failure, View
 from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize, deserialize, f32
 from cfglint.document import Document
@@ -21,12 +21,8 @@ String = Annotated[str, Strict(), Rust("a string")]
 SCALARS: dict[str, Any] = {"usize": USize, "u32": U32, "f32": F32, "f64": F64, "bool": Bool, "string": String, "json": Any}
 
 
-def runtime_module(runtime: str) -> Any:
-    return importlib.import_module("cfglint.knowledge." + runtime.replace("-", "_"))
-
-
 def _activation(runtime: str) -> Any:
-    module = runtime_module(runtime)
+    module = knowledge.module(runtime)
     newtype = tuple(getattr(module, "NEWTYPE_ACTIVATIONS", ()))
     units = tuple(a for a in module.ACTIVATIONS if a not in newtype)
     return Annotated[Literal[units], Rust("enum Activation", variants=tuple(module.ACTIVATIONS), newtype=newtype)]  # type: ignore[valid-type]
@@ -74,7 +70,7 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
     parsed = deserialize(model_of(entry), doc)
     if isinstance(parsed, Failure):
         return view.fail(parsed)
-    meaning = getattr(runtime_module(entry.runtime), "ACTIVATION_MEANING", {})
+    meaning = getattr(knowledge.module(entry.runtime), "ACTIVATION_MEANING", {})
     env: dict[str, Any] = {}
     for name, spec in entry.fields.items():
         value = getattr(parsed, name)

@@ -33,12 +33,8 @@ def _shape(expression: str) -> tuple[str, str | None]:
     return "derived", None
 
 
-def source_of(expression: str, present: set[str]) -> str:
-    """Where a value comes from: the key it names, a hard-coded constant, or a derivation."""
-    return _source(*_shape(expression), present)
-
-
 def _source(kind: str, name: str | None, present: set[str]) -> str:
+    """Where a value comes from: the key its expression names, a hard-coded constant, or a derivation."""
     if kind == "fixed":
         return FIXED
     if kind == "key":
