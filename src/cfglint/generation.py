@@ -15,6 +15,7 @@ point checked by running it:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +63,10 @@ class Generation:
         """The key is set to a non-null value in the file the settings come from."""
         return self.sources.get(key, DEFAULT) != DEFAULT
 
-    @property
+    @cached_property  # asked by every sampling rule
     def has_settings(self) -> bool:
         """Generation was configured at all: a generation_config.json, or sampler keys in config.json."""
-        if "_has_settings" not in self.__dict__:  # asked by every sampling rule
-            self.__dict__["_has_settings"] = self.file is not None or any(self.written(k) for k in SAMPLER_KEYS)
-        return self.__dict__["_has_settings"]
+        return self.file is not None or any(self.written(k) for k in SAMPLER_KEYS)
 
 
 def load(config_doc: Document) -> Generation:

@@ -62,6 +62,7 @@ class Intent(Reading):
     rope_pointer: str = ""  # where the RoPE settings transformers 5 uses are written
     family: str | None = None  # the model family cfglint models this config as; None when it models none
     root: str = ""  # where the model's own config is: "/text_config" in a multimodal file, else the top
+    refusals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # per family, asked once
 
     @property
     def is_llama(self) -> bool:

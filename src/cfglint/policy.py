@@ -40,6 +40,7 @@ class Policy:
         # --consumer on the command line wins over the configuration.
         self.consumer_names = list(chosen or chosen_in_settings or known_consumers)
         self.rules = [r for r in rules if self.enabled(r.code)]
+        self._unsuppressed: list[Rule] | None = None  # rules_for's answer for a file no suppression covers
 
     def enabled(self, code: str) -> bool:
         """ruff's rule: the most specific matching entry of select/extend-select or ignore wins; ignore wins ties."""
@@ -56,7 +57,7 @@ class Policy:
             Applied(s) for s in self.settings.suppress
             if s.matches_file(config_path) and any(s.names(r.code) for r in self.rules if r.code != UNUSED_SUPPRESSION)
         ]
-        if not applied and getattr(self, "_unsuppressed", None) is not None:
+        if not applied and self._unsuppressed is not None:
             return self._unsuppressed  # most files: no suppression applies, the same rules serve them all
         out, unused_rule = [], None
         for rule in self.rules:

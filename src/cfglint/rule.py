@@ -13,6 +13,7 @@ import importlib.util
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
@@ -60,12 +61,14 @@ class Context:
 
     def loaded(self) -> Iterator[tuple[str, View]]:
         """Consumers that get as far as building the model (a panic at weight load still reads the config)."""
-        if "_loaded" not in self.__dict__:  # every rule asks; the views do not change within one context
-            self.__dict__["_loaded"] = [
-                (name, view) for name, view in self.views.items()
-                if view.outcome in (LOADS, PANIC) or (view.failure is not None and view.failure.kind == "shape")
-            ]
-        return iter(self.__dict__["_loaded"])
+        return iter(self._loaded)
+
+    @cached_property
+    def _loaded(self) -> list[tuple[str, View]]:  # every rule asks; the views do not change within one context
+        return [
+            (name, view) for name, view in self.views.items()
+            if view.outcome in (LOADS, PANIC) or (view.failure is not None and view.failure.kind == "shape")
+        ]
 
     def diverging(self, key: str) -> list[tuple[str, View]]:
         """Consumers whose value for key differs from what transformers means."""

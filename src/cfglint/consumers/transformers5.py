@@ -132,8 +132,7 @@ def family_refusal(data: dict, entry) -> tuple[str, str] | None:
 
 def refusal_for(doc: Document, intent: Intent, entry) -> tuple[str, str] | None:
     """family_refusal, once per document: transformers 5 and mlx-lm (through AutoTokenizer) both ask."""
-    memo = intent.__dict__.setdefault("_refusals", {})
-    if entry.family not in memo:
-        memo[entry.family] = family_refusal(doc.data, entry)
-    return memo[entry.family]
+    if entry.family not in intent.refusals:
+        intent.refusals[entry.family] = family_refusal(doc.data, entry)
+    return intent.refusals[entry.family]
 
