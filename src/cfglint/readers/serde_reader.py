@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Strict, create_model
 
 from cfglint import knowledge
-from cfglint.consumers.base import PANIC, Failure, View
+from cfglint.consumers.base import Failure, View
 from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize, deserialize, f32
 from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
@@ -81,6 +81,4 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
         env[name] = value
     data = doc.data if isinstance(doc.data, dict) else {}
     present = {k for k in parsed.model_fields_set if data.get(k) is not None}
-    if env.get("num_attention_heads") == 0:
-        return view.fail(Failure("attempt to divide by zero", "/num_attention_heads", "type", PANIC))
     return fill(view, entry, env, present, data, intent)
