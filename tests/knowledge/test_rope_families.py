@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from cfglint import consumers, document
+from cfglint.compat import edited
 from cfglint.engine import context_of
 from cfglint.reading import same
 from tests.families import BASES
@@ -27,14 +28,8 @@ RUNTIMES = ("transformers-4", "mlx-lm", "candle", "mistralrs")
 
 
 def phi3(**changes) -> dict:
-    out = copy.deepcopy(PHI3)
-    out["rope_scaling"] = {"type": "longrope", "short_factor": list(SHORT), "long_factor": list(LONG)}
-    for key, value in changes.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = value
-    return out
+    scaling = {"type": "longrope", "short_factor": list(SHORT), "long_factor": list(LONG)}
+    return edited(dict(PHI3, rope_scaling=scaling), **changes)
 
 
 def views(config: dict):

@@ -40,6 +40,11 @@ def _at(key: str, present: set[str]) -> str:
     return "/" + key if key in present else DEFAULT
 
 
+def _theta_and_partial(env: dict, present: set[str], partial: Any) -> Values:
+    """What every Phi-3 reading reports besides the scaling: the top-level theta and the rotary share."""
+    return {"rope_theta": _theta(env, present), "partial_rotary_factor": (partial, _at("partial_rotary_factor", present))}
+
+
 def _numbers(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
 
@@ -148,7 +153,7 @@ def _phi3_transformers4(entry: Any, env: dict, present: set[str], data: dict, in
     the top-level original_max_position_embeddings (default 4096) is both the switch and the attention
     factor's base; a `factor` or `attention_factor` cannot be given (exactly three keys)."""
     partial = env.get("partial_rotary_factor")
-    out: Values = {"rope_theta": _theta(env, present), "partial_rotary_factor": (partial, _at("partial_rotary_factor", present))}
+    out = _theta_and_partial(env, present, partial)
     scaling = env.get("rope_scaling")
     if scaling is None:
         return {**out, "rope_scaling": (None, DEFAULT)}
@@ -200,7 +205,7 @@ def _phi3_mlx_lm(entry: Any, env: dict, present: set[str], data: dict, intent: A
     length (the short ones are never used) and whose scale is sqrt(1 + ln(max / orig) / ln(orig)) from the
     top-level fields; linear -> nn.RoPE(scale=1 / factor); any other type drops the scaling."""
     partial = env.get("partial_rotary_factor")
-    out: Values = {"rope_theta": _theta(env, present), "partial_rotary_factor": (partial, _at("partial_rotary_factor", present))}
+    out = _theta_and_partial(env, present, partial)
     scaling = env.get("rope_scaling")
     if not scaling:
         return {**out, "rope_scaling": (None, DEFAULT)}
@@ -247,8 +252,7 @@ def _phi3_candle(entry: Any, env: dict, present: set[str], data: dict, intent: A
     original_max_position_embeddings and long-factor ones from there to max_position_embeddings (all short
     when it is absent), whatever the sequence length; cos/sin are never scaled (no attention factor)."""
     partial = env.get("partial_rotary_factor")
-    out: Values = {"rope_theta": _theta(env, present),
-                   "partial_rotary_factor": (1.0 if partial is None else partial, _at("partial_rotary_factor", present))}
+    out = _theta_and_partial(env, present, 1.0 if partial is None else partial)  # Option<f64>: None rotates all
     scaling = env.get("rope_scaling")
     if scaling is None:
         return {**out, "rope_scaling": (None, DEFAULT)}
@@ -287,8 +291,7 @@ def _phi3_mistralrs(entry: Any, env: dict, present: set[str], data: dict, intent
     position_ids holding the sequence length, i.e. from L = orig on (transformers: from orig + 1).
     rope_scaling_attn_factor only applies to GGUF factor tensors."""
     partial = env.get("partial_rotary_factor")
-    out: Values = {"rope_theta": _theta(env, present),
-                   "partial_rotary_factor": (1.0 if partial is None else partial, _at("partial_rotary_factor", present))}
+    out = _theta_and_partial(env, present, 1.0 if partial is None else partial)  # Option<f64>: None rotates all
     scaling = env.get("rope_scaling")
     if scaling is None:
         return {**out, "rope_scaling": (None, DEFAULT)}
