@@ -42,10 +42,3 @@ def entries(runtime: str) -> dict[str, Entry]:
 def entry(runtime: str, family: str) -> Entry | None:
     return entries(runtime).get(family)
 
-
-def families() -> list[str]:
-    """Every family some runtime has an entry for, Llama first."""
-    seen = ["llama"]
-    for runtime in MODULES:
-        seen += [f for f in entries(runtime) if f not in seen]
-    return seen
