@@ -195,7 +195,8 @@ class Finder:
     def _discover(self, directory: Path) -> Settings:
         visited = []
         found = DEFAULT
-        for candidate in (directory, *directory.parents):
+        candidate = directory
+        while True:  # up to the root, one parent at a time: most walks stop at a folder already seen
             if candidate in self._by_directory:
                 found = self._by_directory[candidate]
                 break
@@ -204,6 +205,9 @@ class Finder:
             if here is not None:
                 found = here
                 break
+            if candidate.parent == candidate:
+                break
+            candidate = candidate.parent
         for candidate in visited:
             self._by_directory[candidate] = found
         return found

@@ -13,7 +13,8 @@ import json
 import struct
 import typing
 from dataclasses import dataclass
-from typing import Annotated, Any
+from functools import partial
+from typing import Annotated, Any, Callable
 
 from pydantic import BaseModel, Field, Strict, ValidationError
 
@@ -52,23 +53,25 @@ def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
         # serde_json accepts neither a byte-order mark nor NaN/Infinity; it stops at the first.
         pointer = "" if doc.bom else doc.literals[0].pointer
         return Failure("expected value", pointer, "syntax")
-    candidates: list[tuple[float, Failure]] = []
+    # Each error with where serde would meet it (a callable: positions are found only to choose among several).
+    candidates: list[tuple[Callable[[], float], Failure]] = []
     for dup in doc.duplicates:
         parent, _, key = dup.pointer.rpartition("/")
         if _field_model(model, parent) is not None and key in _field_model(model, parent).model_fields:
-            offset = doc.spans[dup.pointer].key_start or 0
-            candidates.append((offset, Failure(f"duplicate field `{key}`", dup.pointer, "duplicate")))
+            candidates.append((partial(_key_order, doc, dup.pointer), Failure(f"duplicate field `{key}`", dup.pointer, "duplicate")))
     data = doc.data
     if not isinstance(data, dict):
         return Failure(f"invalid type: {unexpected(data)}, expected struct {model.__name__}", "", "type")
     try:
         parsed = model.model_validate(data)
     except ValidationError as err:
-        for error in _collapse_untagged(model, err.errors()):
+        for error in _collapse_untagged(model, err.errors(include_url=False)):
             candidates.append(_translate(model, doc, error))
         parsed = None
+    if len(candidates) == 1:
+        return candidates[0][1]
     if candidates:
-        return min(candidates, key=lambda c: c[0])[1]
+        return min(candidates, key=lambda c: c[0]())[1]
     assert parsed is not None
     return parsed
 
@@ -150,18 +153,29 @@ def _pointer(loc: tuple) -> str:
     return "".join("/" + escape(str(p)) for p in loc)
 
 
-def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[float, Failure]:
+def _missing_order(model: type[BaseModel], doc: Document, loc: tuple) -> float:
+    """serde meets a missing field at the end of its object, in the order the struct declares fields."""
+    span = doc.spans.get(_pointer(loc[:-1]))
+    return (span.end if span else len(doc.text)) + _declaration_index(model, loc) / 1000
+
+
+def _key_order(doc: Document, pointer: str) -> float:
+    return float(doc.spans[pointer].key_start or 0)
+
+
+def _value_order(doc: Document, pointer: str) -> float:
+    span = doc.spans.get(pointer)
+    return float(span.start if span else len(doc.text))
+
+
+def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[Callable[[], float], Failure]:
     loc, kind = error["loc"], error["type"]
     pointer = _pointer(loc)
     marker = error.get("marker") or _marker(model, loc)
     expected = marker.name if marker else "a valid value"
     if kind == "missing":
-        parent = _pointer(loc[:-1])
-        span = doc.spans.get(parent)
-        order = (span.end if span else len(doc.text)) + _declaration_index(model, loc) / 1000
-        return order, Failure(f"missing field `{loc[-1]}`", pointer, "missing")
-    span = doc.spans.get(pointer)
-    order = float(span.start if span else len(doc.text))
+        return partial(_missing_order, model, doc, loc), Failure(f"missing field `{loc[-1]}`", pointer, "missing")
+    order = partial(_value_order, doc, pointer)
     value = error.get("input")
     if kind == "untagged":
         return order, Failure(f"data did not match any variant of untagged enum {expected.split()[-1]}", pointer, "type")
