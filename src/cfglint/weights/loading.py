@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cfglint.weights.layout import HEAD, Axis, Expected, Shape, blame, expected, is_bias
+from cfglint.weights.layout import HEAD, LLAMA, Axis, Expected, Layout, Shape, blame, expected, is_bias, layout_of
 from cfglint.weights.loaders import DROPS, ERROR, IGNORES, RANK, WARNS, Loader, loader_for
 
 if TYPE_CHECKING:
@@ -75,13 +75,14 @@ def shape_of(ctx: Context, values: dict, sources: dict) -> Shape | None:
                     kv_given=sources.get("num_key_value_heads") == "/num_key_value_heads")
 
 
-def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict) -> Loading:
+def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict, layout: Layout = LLAMA) -> Loading:
     stored = weights.tensors
     tie = values.get("tie_word_embeddings") is True
-    attention_bias = loader.biases_stored or values.get("attention_bias") is True
+    attention_bias = True if loader.biases_stored else values.get("attention_bias")
     mlp_bias = loader.biases_stored or values.get("mlp_bias") is True
     keeps_head = loader.head_stored or (loader.unties and HEAD in stored)
-    want = expected(shape, tie=tie and not keeps_head, attention_bias=attention_bias, mlp_bias=mlp_bias)
+    want = expected(shape, tie=tie and not keeps_head, attention_bias=attention_bias if isinstance(attention_bias, (bool, str)) else False,
+                    mlp_bias=mlp_bias, layout=layout)
     if loader.biases_stored:
         want = {n: e for n, e in want.items() if not is_bias(n) or n in stored}
     if loader.head_stored and HEAD not in stored:
@@ -108,23 +109,32 @@ def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict
 def plan(ctx: Context) -> dict[str, Loading]:
     """The reference first (under REFERENCE), then every loaded consumer with a known loader."""
     weights = ctx.weights
-    if weights is None or not weights.safetensors or ctx.intent is None or not ctx.intent.is_llama:
+    layout = modelled_layout(ctx)
+    if weights is None or not weights.safetensors or layout is None:
         return {}
-    if "quantization_config" in ctx.config:
-        return {}  # quantized layouts (packed weights, scales) are not the plain Llama layout
     key = ("plan", tuple(ctx.views))
     if key not in weights.cache:
+        family = ctx.intent.family
         out: dict[str, Loading] = {}
         reference = shape_of(ctx, ctx.intent.values, ctx.intent.sources)
         if reference is not None:
-            out[REFERENCE] = load(weights, REFERENCE, loader_for("transformers-5"), reference, ctx.intent.values)
+            out[REFERENCE] = load(weights, REFERENCE, loader_for("transformers-5", family), reference, ctx.intent.values, layout)
         for name, view in ctx.loaded():
-            loader = loader_for(name)
+            loader = loader_for(name, family)
             shape = shape_of(ctx, view.values, view.sources) if loader else None
             if shape is not None:
-                out[name] = load(weights, name, loader, shape, view.values)
+                out[name] = load(weights, name, loader, shape, view.values, layout)
         weights.cache[key] = out
     return weights.cache[key]
+
+
+def modelled_layout(ctx: Context) -> Layout | None:
+    """The tensor layout the checkpoint beside this config is held against; None when cfglint has none for it:
+    a family whose layout is not modelled, a multimodal file's text model (its tensors sit under the
+    multimodal model's own prefixes), a quantized checkpoint (packed weights, scales)."""
+    if ctx.intent is None or ctx.root or "quantization_config" in ctx.config:
+        return None
+    return layout_of(ctx.intent.family)
 
 
 def consumers(ctx: Context) -> dict[str, Loading]:
