@@ -2,16 +2,15 @@
 
 ## What it does
 Says that the shapes, biases and tensor sets of a safetensors checkpoint were not held against the config,
-because its layout is not modelled: the mixtures of experts (Mixtral, Qwen2-MoE, Qwen3-MoE), a multimodal
-file's text model (its tensors sit under the multimodal model's prefixes), a quantized checkpoint, or a
-family cfglint has no layout for. The checks that do not depend on the layout (readable files, the index,
+because its layout is not modelled: a multimodal file's text model (its tensors sit under the multimodal
+model's prefixes), a quantized checkpoint, or a family cfglint has no layout for (DeepSeek, gpt-oss). The checks that do not depend on the layout (readable files, the index,
 dtypes, leftover `inv_freq`) still ran.
 
 ## Why it matters
 A run that says nothing about a checkpoint it did not compare must not read as a clean bill for it.
 
 ## Example
-A mixtral directory with `model.safetensors`.
+A quantized checkpoint (`quantization_config` in config.json) with `model.safetensors`.
 
 ## Fix safety
 Nothing to fix.

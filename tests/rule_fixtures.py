@@ -80,5 +80,5 @@ FIXTURES: dict[str, dict] = {
     "W008": {"sample": "weights-inv-freq", "expect": [("W008", "")]},
     "W009": {"config": llama(), "files": {"pytorch_model.bin": "not opened"}, "expect": [("W009", "")]},
     "W010": {"sample": "weights-consistent", "files": {"model.safetensors": "EXTRA"}, "expect": [("W010", "")]},
-    "W011": {"config": family("mixtral"), "files": {"model.safetensors": "WEIGHTS"}, "expect": [("W011", "/model_type")]},
+    "W011": {"config": family("qwen2", quantization_config={"quant_method": "gptq"}), "files": {"model.safetensors": "WEIGHTS"}, "expect": [("W011", "/model_type")]},
 }

@@ -359,8 +359,9 @@ def test_checkpoints_of_unmodelled_layouts_are_said_unmatched(tmp_path, capsys):
     shapes = llama_shapes(TINY)
     quantized = edited(num_hidden_layers=5, quantization_config={"quant_method": "gptq"})
     assert codes(capsys, write_model(tmp_path / "q", quantized, shapes)) == ["W011"]
-    mixtral = codes(capsys, write_model(tmp_path / "x", edited(model_type="mixtral", num_hidden_layers=5), shapes))
-    assert "W011" in mixtral and "W003" not in mixtral
+    multimodal = {"model_type": "gemma3", "text_config": edited(model_type="gemma3_text", num_hidden_layers=5)}
+    found = codes(capsys, write_model(tmp_path / "x", multimodal, shapes))
+    assert "W011" in found and "W003" not in found
     # Qwen3's layout is modelled: the five layers the config claims are held against the two stored.
     qwen3 = codes(capsys, write_model(tmp_path / "n", edited(model_type="qwen3", num_hidden_layers=5), shapes))
     assert "W003" in qwen3 and "W011" not in qwen3

@@ -6,7 +6,7 @@ from its own view's values and reacts to differences as its loader does (weights
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from cfglint.weights.layout import HEAD, LLAMA, Axis, Expected, Layout, Shape, blame, expected, is_bias, layout_of
@@ -71,8 +71,14 @@ class Loading:
 
 def shape_of(ctx: Context, values: dict, sources: dict) -> Shape | None:
     dims = {k: values.get(k, v) for k, v in ctx.intent.dims.items()}
-    return Shape.of(dims, values, head_dim_given=sources.get("head_dim") == "/head_dim",
-                    kv_given=sources.get("num_key_value_heads") == "/num_key_value_heads")
+    shape = Shape.of(dims, values, head_dim_given=sources.get("head_dim") == "/head_dim",
+                     kv_given=sources.get("num_key_value_heads") == "/num_key_value_heads")
+    layout = modelled_layout(ctx)
+    if shape is None or layout is None or layout.experts is None:
+        return shape
+    # The experts' numbers as transformers 5 reads them, for every runtime: no reading reports its own.
+    moe = layout.experts.shape(ctx.config, shape.layers)
+    return replace(shape, moe=moe) if moe is not None else None
 
 
 def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict, layout: Layout = LLAMA) -> Loading:
