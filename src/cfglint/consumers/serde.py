@@ -10,6 +10,7 @@ as serde does without `deny_unknown_fields`; a known key written twice is serde'
 from __future__ import annotations
 
 import json
+import math
 import struct
 import typing
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
         pointer = "" if doc.bom else doc.literals[0].pointer
         return Failure("expected value", pointer, "syntax")
     # Each error with where serde would meet it (a callable: positions are found only to choose among several).
-    candidates: list[tuple[Callable[[], float], Failure]] = []
+    candidates: list[tuple[Callable[[], tuple], Failure]] = []
     for dup in doc.duplicates:
         parent, _, key = dup.pointer.rpartition("/")
         if _field_model(model, parent) is not None and key in _field_model(model, parent).model_fields:
@@ -153,29 +154,51 @@ def _pointer(loc: tuple) -> str:
     return "".join("/" + escape(str(p)) for p in loc)
 
 
-def _missing_order(model: type[BaseModel], doc: Document, loc: tuple) -> float:
+def _key_order(doc: Document, pointer: str) -> tuple:
+    return (float(doc.spans[pointer].key_start or 0),)
+
+
+def _path(data: Any, loc: tuple) -> tuple:
+    """Where a location sits in the text, as member indices along its path: json's parser keeps members in
+    the order written, so comparing these compares positions, without finding any (a parsed document has no
+    duplicate keys; one with duplicates has its spans already)."""
+    out: list[float] = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            out.append(list(node).index(part))
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            out.append(part)
+            node = node[part]
+        else:
+            break
+    return tuple(out)
+
+
+def _missing_order(model: type[BaseModel], doc: Document, loc: tuple) -> tuple:
     """serde meets a missing field at the end of its object, in the order the struct declares fields."""
-    span = doc.spans.get(_pointer(loc[:-1]))
-    return (span.end if span else len(doc.text)) + _declaration_index(model, loc) / 1000
+    if doc.duplicates:
+        span = doc.spans.get(_pointer(loc[:-1]))
+        return ((span.end if span else len(doc.text)) + _declaration_index(model, loc) / 1000,)
+    return (*_path(doc.data, loc[:-1]), math.inf, _declaration_index(model, loc))
 
 
-def _key_order(doc: Document, pointer: str) -> float:
-    return float(doc.spans[pointer].key_start or 0)
+def _value_order(doc: Document, pointer: str, loc: tuple) -> tuple:
+    if doc.duplicates:
+        span = doc.spans.get(pointer)
+        return (float(span.start if span else len(doc.text)),)
+    return _path(doc.data, loc)
 
 
-def _value_order(doc: Document, pointer: str) -> float:
-    span = doc.spans.get(pointer)
-    return float(span.start if span else len(doc.text))
-
-
-def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[Callable[[], float], Failure]:
+def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[Callable[[], tuple], Failure]:
     loc, kind = error["loc"], error["type"]
     pointer = _pointer(loc)
     marker = error.get("marker") or _marker(model, loc)
     expected = marker.name if marker else "a valid value"
     if kind == "missing":
         return partial(_missing_order, model, doc, loc), Failure(f"missing field `{loc[-1]}`", pointer, "missing")
-    order = partial(_value_order, doc, pointer)
+    order = partial(_value_order, doc, pointer, loc)
     value = error.get("input")
     if kind == "untagged":
         return order, Failure(f"data did not match any variant of untagged enum {expected.split()[-1]}", pointer, "type")
