@@ -23,7 +23,7 @@ ENVIRONMENT_MARKERS = ("pyvenv.cfg", "conda-meta")
 
 @dataclass
 class Found:
-    directories: list[Path] = field(default_factory=list)  # model directories, in sorted path order
+    files: list[Path] = field(default_factory=list)  # each model directory's first marker, in sorted path order
     problems: list[str] = field(default_factory=list)  # folders that could not be listed, one line each
 
 
@@ -51,8 +51,9 @@ def model_directories(
             here = gitignore.read(absolute)
             ignores = ignores + (here,) if here is not None else ignores
         names = {entry.name: entry for entry in entries}
-        if any(_is_file(names.get(m)) and not gitignore.ignored(ignores, os.path.join(absolute, m), False) for m in MARKERS):
-            found.directories.append(folder)
+        marker = next((m for m in MARKERS if _is_file(names.get(m)) and not gitignore.ignored(ignores, os.path.join(absolute, m), False)), None)
+        if marker is not None:
+            found.files.append(folder / marker)
             continue
         children = [
             folder / entry.name for entry in entries

@@ -90,9 +90,9 @@ class Session:
         found = discovery.model_directories(path, respect_gitignore=self.respect_gitignore, excluded=self._excluded)
         for problem in found.problems:
             self.error(problem)
-        if not found.directories and not found.problems:
+        if not found.files and not found.problems:
             self.error(f"{arg}: no config.json in this directory or in any folder below it")
-        return [str(d) for d in found.directories]
+        return [str(f) for f in found.files]
 
     def _excluded(self, folder: Path) -> bool:
         return self.finder.for_file(folder / "config.json").excludes(folder)

@@ -21,13 +21,13 @@ def render(diagnostics, docs, style: Style, rules=None) -> str:
 
 
 def _row(d) -> str:
-    rule = f"`{d.code}` {_cell(d.name)} ({d.severity.value})"
+    rule = f"`{d.code}` {cell(d.name)} ({d.severity.value})"
     location = f"{d.line}:{d.column}" + (f" `{_code(d.pointer)}`" if d.pointer else "")
     affected = ", ".join(d.consumers) or "-"
-    return f"| {rule} | {location} | {_cell(d.message)} | {_cell(affected)} |\n"
+    return f"| {rule} | {location} | {cell(d.message)} | {cell(affected)} |\n"
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
 
