@@ -107,3 +107,11 @@ def test_the_package_exports_its_api():
     assert cfglint.Report is cfglint.check(str(ROOT / TF5)).__class__
     with pytest.raises(AttributeError):
         cfglint.nothing  # noqa: B018
+
+
+def test_a_finding_reads_back_from_its_json(in_repo):
+    from cfglint.diagnostics import Diagnostic
+
+    findings = cfglint.check(["samples/llama-3.2-1b-tf5", "samples/gemma-2-2b", "samples/weights-dtype"]).findings
+    assert len(findings) > 5 and any(d.fix for d in findings) and any(d.effects for d in findings)
+    assert [Diagnostic.from_json(d.to_json()) for d in findings] == findings

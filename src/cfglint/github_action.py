@@ -46,14 +46,14 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         proc = subprocess.run([*command, "--output-file", str(report)], stderr=subprocess.PIPE, text=True, env=env, check=False)
         sys.stderr.write(proc.stderr)
         errors = [line[len(ERROR_PREFIX):] for line in proc.stderr.splitlines() if line.startswith(ERROR_PREFIX)]
-        findings = _findings(report)
-    if findings is None:  # a usage error writes no report; any other run that lacks one is explained
-        if proc.returncode in (0, 1):
-            errors.append("the arguments changed the report's format; the findings could not be read")
+        written = report.exists()
+        findings = _findings(report) if written else []
+    if findings is None:
+        errors.append("the arguments changed the report's format; the findings could not be read")
         findings = []
     code = proc.returncode
-    if code not in (0, 1) and not errors:
-        errors.append(f"cfglint check exited {code} (see the step's log)")
+    if not written and not errors:  # a usage error explains itself; anything else is named here
+        errors.append(f"cfglint check exited {code} without a report (see the step's log)")
     _annotate(findings, errors)
     _append(env.get("GITHUB_STEP_SUMMARY"), summary(findings, errors))
     _append(env.get("GITHUB_OUTPUT"), f"findings={len(findings)}\nerrors={len(errors)}\nexit-code={code}\n")
@@ -88,7 +88,7 @@ def _command(env: dict[str, str]) -> tuple[list[str], int | None]:
 
 
 def _findings(report: Path) -> list[Diagnostic] | None:
-    """The findings cfglint wrote, or None when the file is not a list of findings."""
+    """The findings cfglint wrote, or None when the report is not a list of findings."""
     try:
         data = json.loads(report.read_text(encoding="utf-8"))
         return [Diagnostic.from_json(item) for item in data]
