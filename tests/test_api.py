@@ -115,3 +115,10 @@ def test_a_finding_reads_back_from_its_json(in_repo):
     findings = cfglint.check(["samples/llama-3.2-1b-tf5", "samples/gemma-2-2b", "samples/weights-dtype"]).findings
     assert len(findings) > 5 and any(d.fix for d in findings) and any(d.effects for d in findings)
     assert [Diagnostic.from_json(d.to_json()) for d in findings] == findings
+
+
+def test_select_on_the_command_line(in_repo, capsys):
+    code, out = cli(capsys, "check", LLAMA_TF5, "--select", "R002", "--select", "D", "--format", "json")
+    assert code == 1 and [f["code"] for f in json.loads(out)] == ["D001", "R002"]
+    assert main(["check", LLAMA_TF5, "--select", "nope"]) == 2
+    assert "select: unknown rule code 'nope'" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from cfglint.errors import UsageError
 
 if TYPE_CHECKING:
     from cfglint.diagnostics import Diagnostic
+    from cfglint.document import Document
     from cfglint.fixing import Outcome
     from cfglint.session import Result, Session
 
@@ -256,7 +257,7 @@ def _write(session: Session, result: Result, outcome: Outcome, follow_symlinks: 
     return True
 
 
-def encoded(doc) -> bytes:
+def encoded(doc: Document) -> bytes:
     """A document's bytes as they are written: UTF-8, with its byte-order mark if it had one."""
     return ("\ufeff" if doc.bom else "").encode() + doc.text[1 if doc.bom else 0:].encode("utf-8")
 

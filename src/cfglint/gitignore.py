@@ -34,6 +34,8 @@ class IgnoreFile:
     def verdict(self, absolute: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern here speaks of it."""
         relative = Path(os.path.relpath(absolute, self.base)).as_posix()
+        if relative == ".." or relative.startswith("../"):
+            return None  # a file speaks only of what is below its folder
         for pattern in reversed(self.patterns):
             if pattern.folders_only and not is_dir:
                 continue

@@ -53,10 +53,12 @@ class Session:
 
     def select(self, selectors: list[str]) -> None:
         """Run these rule codes or prefixes instead of what the settings select."""
+        if not selectors:
+            raise UsageError("select: name at least one rule code or prefix")
         codes = [r.code for r in self.rules]
         bad = [s for s in selectors if not is_selector(s) or (s != ALL and not any(c.startswith(s) for c in codes))]
-        if bad or not selectors:
-            raise UsageError(f"select: unknown rule code{'s' if len(bad) != 1 else ''} {', '.join(map(repr, bad))} (see `cfglint rules`)" if bad else "select: name at least one rule code or prefix")
+        if bad:
+            raise UsageError(f"select: unknown rule code{'s' if len(bad) != 1 else ''} {', '.join(map(repr, bad))} (see `cfglint rules`)")
         self.selected = tuple(selectors)
 
     def policy_for(self, path: Path) -> Policy:

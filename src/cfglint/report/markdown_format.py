@@ -4,13 +4,17 @@ open HTML."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from cfglint.diagnostics import Diagnostic
 from cfglint.report.style import Style
 
 HEADER = "| rule | location | message | runtimes affected |\n|---|---|---|---|\n"
 
 
-def render(diagnostics, docs, style: Style, rules=None) -> str:
-    by_file: dict[str, list] = {}
+def render(diagnostics: Iterable[Diagnostic], docs: Mapping[str, Any], style: Style, rules: Mapping[str, Any] | None = None) -> str:
+    by_file: dict[str, list[Diagnostic]] = {}
     for d in diagnostics:
         by_file.setdefault(d.path, []).append(d)
     blocks = []
@@ -20,7 +24,7 @@ def render(diagnostics, docs, style: Style, rules=None) -> str:
     return "".join(blocks)
 
 
-def _row(d) -> str:
+def _row(d: Diagnostic) -> str:
     rule = f"`{d.code}` {cell(d.name)} ({d.severity.value})"
     location = f"{d.line}:{d.column}" + (f" `{_code(d.pointer)}`" if d.pointer else "")
     affected = ", ".join(d.consumers) or "-"
