@@ -159,3 +159,23 @@ def test_view_and_fix_take_a_tree(tree, capsys):
     assert "fixed 2 findings in a/config.json" in capsys.readouterr().err
     assert main(["check", ".", "--format", "concise"]) == 0
     assert (tree / ".cache" / "c" / "config.json").read_bytes() == (TF5 / "config.json").read_bytes()
+
+
+def test_a_folder_that_cannot_be_listed_is_named_and_the_rest_is_checked(tree, capsys, monkeypatch):
+    # Running as root, permissions cannot make a folder unlistable: the OS's refusal is raised in its place.
+    from cfglint import discovery
+
+    add(tree, "a")
+    add(tree, "locked/m")
+    real = os.scandir
+
+    def scandir(path):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(discovery.os, "scandir", scandir)
+    code = main(["check", ".", "--format", "concise"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err == "cfglint: error: locked: cannot be searched: Permission denied\n"
+    assert "a/config.json:8:3: D001" in out

@@ -33,7 +33,7 @@ app = typer.Typer(
     help="Find where model runtimes read a Hugging Face config.json differently from transformers, and fix it.",
 )
 
-PathsArg = typer.Argument(None, metavar="TARGET...", help="Model directories, config.json files, or Hub repository ids (org/name, org/name@revision).", show_default=False)
+PathsArg = typer.Argument(None, metavar="TARGET...", help="Model directories, config.json files, folders to search for model directories, or Hub repository ids (org/name, org/name@revision).", show_default=False)
 ConsumerOpt = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
 ConfigOpt = typer.Option(None, "--config", metavar="FILE", help="Use this configuration file instead of searching upwards from each path.")
 IsolatedOpt = typer.Option(False, "--isolated", help="Ignore every configuration file.")
