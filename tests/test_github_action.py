@@ -104,3 +104,15 @@ def test_the_action_installs_its_own_checkout():
     assert 'pip install --quiet --disable-pip-version-check "$CFGLINT_ACTION_PATH"' in install["run"]
     assert ACTION["runs"]["using"] == "composite"
     assert set(ACTION["outputs"]) == {"findings", "errors", "exit-code"}
+
+
+def test_a_large_run_keeps_the_summary_within_githubs_limit():
+    from cfglint.diagnostics import Diagnostic, Severity
+    from cfglint.github_action import SUMMARY_LIMIT, summary
+
+    many = [Diagnostic("R001", "rope-theta-only-nested", Severity.ERROR, "x" * 200, f"m{i}/config.json", 1, 1, "/rope_theta") for i in range(20_000)]
+    text = summary(many, ["gone: no such file or directory"])
+    assert len(text.encode()) < SUMMARY_LIMIT and text.count("| `R001`") > 1000
+    shown = text.count("| `R001`")
+    assert f"{20_000 - shown} more findings are not listed here" in text and "Found 20000 findings; 1 target could not be read." in text
+    assert summary(many[:3], []).count("| `R001`") == 3

@@ -28,6 +28,8 @@ from cfglint.report.style import Style
 
 FAIL_ON = {"error": 2, "warning": 1, "info": 0, "never": None}  # the least severity rank that fails
 ERROR_PREFIX = "cfglint: error: "
+SUMMARY_LIMIT = 1_000_000  # GitHub refuses a step summary over 1 MiB
+MAX_ERRORS_LISTED = 100
 
 
 class InputError(Exception):
@@ -63,12 +65,20 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     return 1 if failing else 0
 
 
-def summary(findings: list[Diagnostic], errors: list[str]) -> str:
-    """The job summary: a table per file, the run's headline, and the targets not read."""
-    text = "## cfglint\n\n" + markdown_format.render(findings, {}, Style(False)) + headline(len(findings), len(errors)) + "\n"
-    if errors:
-        text += "\nNot checked:\n\n" + "".join(f"- {markdown_format.cell(e)}\n" for e in errors)
-    return text + "\n"
+def summary(findings: list[Diagnostic], errors: list[str], limit: int = SUMMARY_LIMIT) -> str:
+    """The job summary: a table per file, the run's headline, and the targets not read; within `limit`
+    bytes, so a large run lists its first findings and says how many more there are."""
+    shown = len(findings)
+    while True:
+        text = "## cfglint\n\n" + markdown_format.render(findings[:shown], {}, Style(False))
+        if shown < len(findings):
+            text += f"{len(findings) - shown} more findings are not listed here (the step's log has them all).\n\n"
+        text += headline(len(findings), len(errors)) + "\n"
+        if errors:
+            text += "\nNot checked:\n\n" + "".join(f"- {markdown_format.cell(e)}\n" for e in errors[:MAX_ERRORS_LISTED])
+        if len(text.encode()) < limit or shown == 0:
+            return text + "\n"
+        shown //= 2
 
 
 def _command(env: dict[str, str]) -> tuple[list[str], int | None]:
