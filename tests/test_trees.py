@@ -179,3 +179,15 @@ def test_a_folder_that_cannot_be_listed_is_named_and_the_rest_is_checked(tree, c
     out, err = capsys.readouterr()
     assert code == 2 and err == "cfglint: error: locked: cannot be searched: Permission denied\n"
     assert "a/config.json:8:3: D001" in out
+
+
+def test_gitignore_files_above_the_repository_do_not_apply(tree, capsys):
+    (tree / ".gitignore").write_text("m\n")
+    add(tree, "repo/m")
+    (tree / "repo" / ".git").mkdir()
+    assert checked(capsys, "repo")[1] == ["repo/m"]
+    # Outside any repository the searched folder's own .gitignore files still apply.
+    add(tree, "export/m")
+    add(tree, "export/kept")
+    (tree / "export" / ".gitignore").write_text("m\n")
+    assert checked(capsys, "export")[1] == ["export/kept"]
