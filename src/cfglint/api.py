@@ -42,9 +42,9 @@ class Report:
     @property
     def exit_code(self) -> int:
         """0 clean (info findings do not count), 1 findings, 2 a target could not be read."""
-        if self.errors:
-            return EXIT_ERROR
-        return EXIT_FINDINGS if any(d.severity.value != "info" for d in self.findings) else EXIT_CLEAN
+        from cfglint.session import exit_code
+
+        return exit_code(self.findings, len(self.errors))
 
     def to_json(self) -> list[dict[str, Any]]:
         """The findings as `cfglint check --format json` prints them."""

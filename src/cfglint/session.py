@@ -164,9 +164,14 @@ class Session:
         return Result(checkout.display, checkout.config or anchor, ctx, found, rules, chosen)
 
     def exit_code(self, diagnostics: list[Diagnostic]) -> int:
-        if self.unreadable:
-            return 2
-        return 1 if any(d.severity is not Severity.INFO for d in diagnostics) else 0
+        return exit_code(diagnostics, self.unreadable)
+
+
+def exit_code(diagnostics: list[Diagnostic], unreadable: int) -> int:
+    """2 when a target could not be read, else 1 when a finding is not info, else 0."""
+    if unreadable:
+        return 2
+    return 1 if any(d.severity is not Severity.INFO for d in diagnostics) else 0
 
 
 def _identity(path: Path) -> object:
