@@ -93,9 +93,9 @@ def test_an_unreadable_target_fails_the_step_and_is_named(repo):
 
 @pytest.mark.parametrize("inputs, message", [({"fail_on": "sometimes"}, "fail-on is 'sometimes'"), ({"args": "--bogus"}, "cfglint check exited 2 without a report")])
 def test_bad_inputs_fail_with_a_message(repo, inputs, message):
-    proc, summary, _ = run_step(repo, **inputs)
-    assert proc.returncode == 2 and message in proc.stdout
-    assert "All checks passed" not in summary
+    proc, summary, outputs = run_step(repo, **inputs)
+    assert proc.returncode == 2 and message in proc.stdout and outputs["exit-code"] == "2"
+    assert "All checks passed" not in summary and message in summary
 
 
 def test_the_action_installs_its_own_checkout():

@@ -41,8 +41,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     try:
         command, threshold = _command(env)
     except InputError as err:
-        sys.stdout.write(f"::error title=cfglint::{github_format.escape_data(str(err))}\n")
-        return 2
+        return _finish(env, [], [str(err)], 2, None)
     with tempfile.TemporaryDirectory(prefix="cfglint-action-") as scratch:
         report = Path(scratch) / "findings.json"
         proc = subprocess.run([*command, "--output-file", str(report)], stderr=subprocess.PIPE, text=True, env=env, check=False)
@@ -53,9 +52,13 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     if findings is None:
         errors.append("the arguments changed the report's format; the findings could not be read")
         findings = []
-    code = proc.returncode
     if not written and not errors:  # a usage error explains itself; anything else is named here
-        errors.append(f"cfglint check exited {code} without a report (see the step's log)")
+        errors.append(f"cfglint check exited {proc.returncode} without a report (see the step's log)")
+    return _finish(env, findings, errors, proc.returncode, threshold)
+
+
+def _finish(env: dict[str, str], findings: list[Diagnostic], errors: list[str], code: int, threshold: int | None) -> int:
+    """Annotate, summarize, set the outputs; the step's own exit code."""
     _annotate(findings, errors)
     _append(env.get("GITHUB_STEP_SUMMARY"), summary(findings, errors))
     _append(env.get("GITHUB_OUTPUT"), f"findings={len(findings)}\nerrors={len(errors)}\nexit-code={code}\n")
