@@ -61,6 +61,23 @@ def test_check_loads_what_a_model_directory_needs(tmp_path):
     assert _loaded(str(tmp_path))["loaded"] == ["cfglint.sampling.samplers"]
 
 
+API_PROBE = """
+import json, sys
+import cfglint
+imported = sorted(m for m in sys.modules if m.startswith("cfglint"))
+report = cfglint.check("samples/llama-3.2-1b-tf5")
+unwanted = {m.split(".")[0] for m in sys.modules} | set(sys.modules)
+print(json.dumps({"imported": imported, "code": report.exit_code, "loaded": sorted(unwanted & set(json.loads(sys.argv[1])))}))
+"""
+
+
+def test_the_api_is_as_light_as_the_check_path():
+    """`import cfglint` imports the error class only; `cfglint.check` what a plain check needs, not even the CLI."""
+    unwanted = [*HEAVY, *DEFERRED, "typer", "click", "cfglint.cli"]
+    proc = subprocess.run([sys.executable, "-c", API_PROBE, json.dumps(unwanted)], cwd=ROOT, capture_output=True, text=True)
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"imported": ["cfglint", "cfglint.errors"], "code": 1, "loaded": []}, proc.stderr
+
+
 def test_wheel_installs_and_checks_a_sample(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)], check=True, capture_output=True)

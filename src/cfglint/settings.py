@@ -8,6 +8,7 @@ Every key is optional:
   severity       a table {code or prefix = "error" | "warning" | "info"}
   plugins        true (every installed `cfglint.rules` entry point) or a list of entry-point names
   suppress       entries {path = glob, pointer = JSON Pointer (optional), codes = [...], reason = "..."}
+  exclude        globs of folders a tree search skips (a name without `/` matches at any depth)
 
 JSON has no comments, so a suppression lives here, next to the reason a reviewer needs to accept it.
 Reading settings imports nothing heavy: `cfglint check` stays fast.
@@ -19,6 +20,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ from cfglint.errors import UsageError
 
 FILE_NAME = ".cfglint.toml"
 PYPROJECT = "pyproject.toml"
-KEYS = ("consumers", "select", "extend-select", "ignore", "severity", "plugins", "suppress")
+KEYS = ("consumers", "select", "extend-select", "ignore", "severity", "plugins", "suppress", "exclude")
 SUPPRESS_KEYS = ("path", "pointer", "codes", "reason")
 SEVERITIES = ("error", "warning", "info")
 ALL = "ALL"
@@ -46,7 +48,7 @@ class Suppression:
 
     def matches_file(self, config_path: Path) -> bool:
         """True when the glob names the config file or its model directory."""
-        pattern = _glob_regex(self.path.rstrip("/"))
+        pattern = glob_regex(self.path.rstrip("/"))
         absolute = Path(os.path.abspath(config_path))
         candidates = []
         for target in (absolute, absolute.parent):
@@ -73,6 +75,22 @@ class Settings:
     severity: dict[str, str] = field(default_factory=dict)
     plugins: bool | tuple[str, ...] = False
     suppress: tuple[Suppression, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    def excludes(self, directory: Path) -> bool:
+        """True when an `exclude` glob names this folder (relative to the configuration file's folder) or,
+        for a glob without `/`, its name."""
+        if not self.exclude:
+            return False
+        absolute = os.path.abspath(directory)
+        relative = os.path.relpath(absolute, os.path.abspath(self.source.parent if self.source else "."))
+        shown = Path(absolute if relative.startswith("..") else relative).as_posix()
+        for pattern in self.exclude:
+            bare = pattern.strip("/")
+            subject = os.path.basename(absolute) if "/" not in bare else shown
+            if glob_regex(bare.removeprefix("./")).fullmatch(subject):
+                return True
+        return False
 
     def selectors(self) -> dict[str, tuple[str, ...]]:
         """Every code or prefix the settings name, by the key that names it."""
@@ -128,6 +146,7 @@ def parse(table: Any, source: Path, where: str) -> Settings:
         severity={str(k): v for k, v in severity.items()},
         plugins=plugins,
         suppress=tuple(_suppression(entry, i, source) for i, entry in enumerate(suppress, 1)),
+        exclude=strings("exclude"),
     )
 
 
@@ -178,11 +197,11 @@ def _load_toml(path: Path) -> dict:
 class Finder:
     """The settings for each checked file: an explicit --config, none (--isolated), or the nearest file upwards."""
 
-    def __init__(self, config: str | None = None, isolated: bool = False):
-        if config and isolated:
+    def __init__(self, config: str | os.PathLike[str] | None = None, isolated: bool = False, explicit: Settings | None = None):
+        if (config or explicit) and isolated:
             raise UsageError("--config and --isolated cannot be used together")
         self.isolated = isolated
-        self.explicit = read(Path(config)) if config else None
+        self.explicit = read(Path(config)) if config else explicit
         self._by_directory: dict[Path, Settings] = {}
 
     def for_file(self, path: Path) -> Settings:
@@ -226,11 +245,16 @@ def _settings_in(directory: Path) -> Settings | None:
     return None
 
 
-def _glob_regex(pattern: str) -> re.Pattern:
-    """A path glob: `*` and `?` stay within one folder, `**` spans folders, `[...]` is a character class."""
+@lru_cache(maxsize=1024)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A path glob: `*` and `?` stay within one folder, `**` spans folders, `[...]` is a character class,
+    a backslash makes the next character literal."""
     out, i = [], 0
     while i < len(pattern):
-        if pattern.startswith("**/", i):
+        if pattern[i] == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        elif pattern.startswith("**/", i):
             out.append("(?:.*/)?")
             i += 3
         elif pattern.startswith("**", i):
