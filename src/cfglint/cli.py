@@ -34,7 +34,7 @@ app = typer.Typer(
 )
 
 PathsArg = typer.Argument(None, metavar="TARGET...", help="Model directories, config.json files, folders to search for model directories, or Hub repository ids (org/name, org/name@revision).", show_default=False)
-ConsumerOpt = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
+ConsumerOpt = typer.Option(None, "--runtime", "-r", "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
 ConfigOpt = typer.Option(None, "--config", metavar="FILE", help="Use this configuration file instead of searching upwards from each path.")
 IsolatedOpt = typer.Option(False, "--isolated", help="Ignore every configuration file.")
 RevisionOpt = typer.Option(None, "--revision", metavar="REV", help="Branch, tag or commit of the Hub repositories named without @REV (default: main).")
@@ -231,7 +231,7 @@ def explain(code: str = typer.Argument(..., help="A rule code such as R001, or i
 @app.command()
 def sampling(
     path: str = typer.Argument(..., metavar="PATH", help="A model directory or its config.json."),
-    consumer: Optional[List[str]] = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Only this runtime (repeatable): candle, mlx-lm."),
+    consumer: Optional[List[str]] = typer.Option(None, "--runtime", "-r", "--consumer", "-c", metavar="NAME", help="Only this runtime (repeatable): candle, mlx-lm."),
     logits: Optional[str] = typer.Option(None, "--logits", metavar="FILE.npy", help="Measure on this logits vector (last position of a .npy array)."),
     logits_json: Optional[str] = typer.Option(None, "--logits-json", metavar="FILE", help="Measure on a logits vector saved as a JSON array."),
     prompt: Optional[str] = typer.Option(None, "--prompt", help="Measure on transformers 5's next-token logits for this prompt (needs the weights and the logits extra)."),

@@ -96,7 +96,7 @@ def _command(env: dict[str, str]) -> tuple[list[str], int | None]:
     consumers = env.get("CFGLINT_CONSUMERS", "").replace(",", " ").split()
     command = [sys.executable, "-m", "cfglint", "check", *paths, *extra, "--format", "json"]
     for name in consumers:
-        command += ["--consumer", name]
+        command += ["--runtime", name]
     return command, FAIL_ON[fail_on]
 
 

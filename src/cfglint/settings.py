@@ -1,7 +1,7 @@
 """Configuration: `[tool.cfglint]` in pyproject.toml, or a `.cfglint.toml`, found from the checked file upwards.
 
 Every key is optional:
-  consumers      the runtimes to check (default: all)
+  runtimes       the runtimes to check (default: all); `consumers` is its older name
   select         rule codes or prefixes to run ("ALL", the default, is every rule)
   extend-select  more codes or prefixes on top of select
   ignore         codes or prefixes not to run; between select and ignore the more specific entry wins (ruff's rule)
@@ -28,7 +28,7 @@ from cfglint.errors import UsageError
 
 FILE_NAME = ".cfglint.toml"
 PYPROJECT = "pyproject.toml"
-KEYS = ("consumers", "select", "extend-select", "ignore", "severity", "plugins", "suppress", "exclude")
+KEYS = ("runtimes", "consumers", "select", "extend-select", "ignore", "severity", "plugins", "suppress", "exclude")
 SUPPRESS_KEYS = ("path", "pointer", "codes", "reason")
 SEVERITIES = ("error", "warning", "info")
 ALL = "ALL"
@@ -135,11 +135,14 @@ def parse(table: Any, source: Path, where: str) -> Settings:
     suppress = table.get("suppress", [])
     if not isinstance(suppress, list):
         raise UsageError(f"{source}: suppress must be an array of tables ([[suppress]] entries)")
-    if "consumers" in table and not strings("consumers"):
-        raise UsageError(f"{source}: consumers must name at least one runtime (leave it out to check all)")
+    if "runtimes" in table and "consumers" in table:
+        raise UsageError(f"{source}: runtimes and consumers are one key under two names: keep runtimes")
+    runtimes = "runtimes" if "runtimes" in table else "consumers"
+    if runtimes in table and not strings(runtimes):
+        raise UsageError(f"{source}: {runtimes} must name at least one runtime (leave it out to check all)")
     return Settings(
         source=source,
-        consumers=strings("consumers") if "consumers" in table else None,
+        consumers=strings(runtimes) if runtimes in table else None,
         select=strings("select") if "select" in table else None,
         extend_select=strings("extend-select"),
         ignore=strings("ignore"),
