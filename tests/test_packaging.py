@@ -38,9 +38,11 @@ print(json.dumps({
 }))
 """
 # Imported only when a file needs them: the safetensors header reader and the loading model (weights
-# beside config.json), the sampler models (generation settings written), baselines (--baseline), and typer's pydantic coercion
-# (typer 0.29 and later, which the dependency range excludes).
-DEFERRED = ["cfglint.weights.checkpoint", "cfglint.weights.loading", "cfglint.sampling.samplers", "cfglint.baseline", "typer._adapters"]
+# beside config.json), the sampler models (generation settings written), baselines (--baseline), the tree search
+# and its gitignore matcher (a folder without config.json), and typer's pydantic coercion (typer 0.29 and later,
+# which the dependency range excludes).
+DEFERRED = ["cfglint.weights.checkpoint", "cfglint.weights.loading", "cfglint.sampling.samplers", "cfglint.baseline",
+            "cfglint.discovery", "cfglint.gitignore", "typer._adapters"]
 
 
 def _loaded(*args: str) -> dict:
@@ -59,6 +61,10 @@ def test_check_loads_what_a_model_directory_needs(tmp_path):
     (tmp_path / "config.json").write_bytes((ROOT / "samples/smollm2-135m-instruct/config.json").read_bytes())
     (tmp_path / "generation_config.json").write_text('{"do_sample": true, "temperature": 0.7}')
     assert _loaded(str(tmp_path))["loaded"] == ["cfglint.sampling.samplers"]
+    tree = tmp_path / "tree"
+    (tree / "model").mkdir(parents=True)
+    (tree / "model" / "config.json").write_bytes((ROOT / "samples/llama-3.2-1b/config.json").read_bytes())
+    assert _loaded(str(tree))["loaded"] == ["cfglint.discovery", "cfglint.gitignore"]
 
 
 API_PROBE = """

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cfglint import consumers, discovery, document, hub
+from cfglint import consumers, document, hub
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic, Severity
 from cfglint.engine import context_of, lint
@@ -89,6 +89,8 @@ class Session:
             searched = False
         if not searched:
             return [arg]
+        from cfglint import discovery  # only a tree search needs it (and its gitignore matcher)
+
         found = discovery.model_directories(path, respect_gitignore=self.respect_gitignore, excluded=self._excluded)
         for problem in found.problems:
             self.error(problem)
