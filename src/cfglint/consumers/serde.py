@@ -13,7 +13,7 @@ import json
 import struct
 import typing
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Mapping, Sequence
 
 from pydantic import BaseModel, Field, Strict, ValidationError
 
@@ -55,7 +55,8 @@ def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
     candidates: list[tuple[float, Failure]] = []
     for dup in doc.duplicates:
         parent, _, key = dup.pointer.rpartition("/")
-        if _field_model(model, parent) is not None and key in _field_model(model, parent).model_fields:
+        struct = _field_model(model, parent)
+        if struct is not None and key in struct.model_fields:
             offset = doc.spans[dup.pointer].key_start or 0
             candidates.append((offset, Failure(f"duplicate field `{key}`", dup.pointer, "duplicate")))
     data = doc.data
@@ -130,8 +131,9 @@ def _field_loc(model: type[BaseModel], loc: tuple) -> tuple:
     return tuple(out)
 
 
-def _collapse_untagged(model: type[BaseModel], errors: list[dict]) -> list[dict]:
-    out, seen = [], set()
+def _collapse_untagged(model: type[BaseModel], errors: Sequence[Mapping[str, Any]]) -> list[dict]:
+    out: list[dict] = []
+    seen = set()
     for error in errors:
         loc = _field_loc(model, error["loc"])
         marker = _marker(model, loc[:1] if loc else loc)

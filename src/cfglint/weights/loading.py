@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cfglint.weights.layout import HEAD, Axis, Expected, Shape, blame, expected, is_bias
-from cfglint.weights.loaders import DROPS, ERROR, IGNORES, RANK, WARNS, Loader, loader_for
+from cfglint.weights.loaders import DROPS, ERROR, IGNORES, LOADERS, RANK, WARNS, Loader, loader_for
 
 if TYPE_CHECKING:
     from cfglint.rule import Context
@@ -70,6 +70,8 @@ class Loading:
 
 
 def shape_of(ctx: Context, values: dict, sources: dict) -> Shape | None:
+    if ctx.intent is None:
+        return None
     dims = {k: values.get(k, v) for k, v in ctx.intent.dims.items()}
     return Shape.of(dims, values, head_dim_given=sources.get("head_dim") == "/head_dim",
                     kv_given=sources.get("num_key_value_heads") == "/num_key_value_heads")
@@ -117,11 +119,11 @@ def plan(ctx: Context) -> dict[str, Loading]:
         out: dict[str, Loading] = {}
         reference = shape_of(ctx, ctx.intent.values, ctx.intent.sources)
         if reference is not None:
-            out[REFERENCE] = load(weights, REFERENCE, loader_for("transformers-5"), reference, ctx.intent.values)
+            out[REFERENCE] = load(weights, REFERENCE, LOADERS["transformers-5"], reference, ctx.intent.values)
         for name, view in ctx.loaded():
             loader = loader_for(name)
             shape = shape_of(ctx, view.values, view.sources) if loader else None
-            if shape is not None:
+            if loader is not None and shape is not None:
                 out[name] = load(weights, name, loader, shape, view.values)
         weights.cache[key] = out
     return weights.cache[key]
