@@ -19,7 +19,7 @@ candle refuses to load (invalid type: floating point `576.0`, expected usize).
 No automatic fix.
 """
 
-from cfglint.diagnostics import Finding
+from cfglint.diagnostics import Effect, Finding
 from cfglint.rule import describe, fails
 
 CODE = "L001"
@@ -28,7 +28,7 @@ SEVERITY = "error"
 
 
 def check(ctx):
-    groups = {}
+    groups: dict[str, list[Effect]] = {}
     theta_nested = ctx.intent is not None and ctx.intent.sources["rope_theta"] not in (ctx.at("rope_theta"), "default")
     for name, view in ctx.failures({"missing", "type", "variant", "validation"}):
         if view.failure.pointer.startswith(ctx.at("rope_scaling")):

@@ -19,7 +19,7 @@ candle's `LogitsProcessor::new` silently switches to argmax while transformers s
 No automatic fix: set `do_sample` to false for greedy decoding, or a positive temperature.
 """
 
-from cfglint.diagnostics import Finding, Severity
+from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.sampling.findings import effect, sampling_context
 
 CODE = "S005"
@@ -40,7 +40,7 @@ def check(ctx):
     if t > 0:
         if "candle" not in s.consumers:
             return
-        effects = (effect("candle", "LogitsProcessor::new(seed, Some(t), ..) decodes greedily below 1e-7"),)
+        effects: tuple[Effect, ...] = (effect("candle", "LogitsProcessor::new(seed, Some(t), ..) decodes greedily below 1e-7"),)
         yield Finding(
             f"{where}temperature {t} is below 1e-7: candle's LogitsProcessor::new decodes greedily (argmax), while "
             "transformers samples at that temperature",

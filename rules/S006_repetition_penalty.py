@@ -20,7 +20,7 @@ has no option for it). The formula is the same; the window and the default are n
 No automatic fix: pass the penalty and a window covering the whole sequence to each runtime.
 """
 
-from cfglint.diagnostics import Finding, Severity
+from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.generation import SAMPLER_KEYS
 from cfglint.reading import show
 from cfglint.sampling.findings import effect, sampling_context
@@ -39,7 +39,7 @@ def check(ctx):
     if penalty == 1.0:
         if "candle" not in s.consumers:
             return
-        effects = (effect("candle", "its llama example applies --repeat-penalty 1.1 over the last 128 tokens"),)
+        effects: tuple[Effect, ...] = (effect("candle", "its llama example applies --repeat-penalty 1.1 over the last 128 tokens"),)
         yield Finding(
             f"{where}no repetition penalty in transformers (1.0), but candle's llama example applies 1.1 over the last "
             "128 tokens unless run with --repeat-penalty 1",

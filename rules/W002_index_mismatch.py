@@ -33,7 +33,7 @@ def check(ctx):
     from cfglint.weights.effects import phrase
     from cfglint.weights.loaders import loader_for
 
-    loaders = [(name, loader_for(name)) for name, _ in ctx.loaded() if loader_for(name) is not None]
+    loaders = [(name, loader) for name, _ in ctx.loaded() if (loader := loader_for(name)) is not None]
     strict = tuple(Effect(name, "error", None, "Mismatch between weight map and model parts") for name, loader in loaders if loader.index_must_match)
     globbing = [name for name, loader in loaders if (loader.globs_beside_index if weights.indexed else loader.globs_without_index)]
     for problem in weights.problems:

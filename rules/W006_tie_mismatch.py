@@ -53,7 +53,8 @@ def check(ctx):
             effect = reaction(plan, [], [HEAD]) if HEAD in plan.unused else uses(plan.consumer, "as the output head")
         else:
             effect = reaction(plan, [HEAD], []) if HEAD in plan.missing else uses(plan.consumer, "the embeddings as the output head")
-        effects.append(effect)
+        if effect is not None:  # a reaction to a tensor named is never None
+            effects.append(effect)
     if stored and tie:
         message = "tie_word_embeddings is true, but the weights store a separate lm_head.weight: transformers 5 uses it when it differs from the embeddings (untying with a warning)"
         fix = Fix("set tie_word_embeddings to false", Applicability.UNSAFE, (Edit("set", POINTER, False),))

@@ -37,8 +37,8 @@ def check(ctx):
     names = [n for n in ctx.weights.tensors if is_inv_freq(n)]
     if not names:
         return
-    effects = [reaction(plan, [], [n for n in names if n in plan.unused]) for plan in loading.consumers(ctx).values()]
-    effects = [e for e in effects if e is not None]
+    reactions = [reaction(plan, [], [n for n in names if n in plan.unused]) for plan in loading.consumers(ctx).values()]
+    effects = [e for e in reactions if e is not None]
     message = f"the weights hold {len(names)} leftover rotary_emb.inv_freq tensor(s) ({some(names, 1)}); RoPE is computed from the config and their values are never used"
     head_dim = ctx.intent.values["head_dim"]
     sizes = {ctx.weights.tensors[n].shape for n in names}

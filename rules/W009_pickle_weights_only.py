@@ -32,7 +32,7 @@ def check(ctx):
     effects = tuple(
         Effect(name, "error", None, "reads only safetensors")
         for name, _ in ctx.loaded()
-        if loader_for(name) is not None and not loader_for(name).reads_pickle
+        if (loader := loader_for(name)) is not None and not loader.reads_pickle
     )
     message = f"the only weights are pickle files ({', '.join(weights.pickles)}): cfglint does not open pickles, so the config was not checked against them"
     if effects:

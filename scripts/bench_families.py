@@ -199,10 +199,10 @@ def profile_lines(paths: list[str], top: int = 15) -> list[str]:
     check_run(paths)
     profiler.disable()
     stats = pstats.Stats(profiler, stream=io.StringIO())
-    total = max(stats.total_tt, 1e-9)
+    total = max(stats.total_tt, 1e-9)  # type: ignore[attr-defined]  # pstats keeps its totals undocumented; typeshed omits them
     package = os.sep + "cfglint" + os.sep
     rows = []
-    for (filename, line, func), (_cc, ncalls, tottime, cumtime, _callers) in stats.stats.items():
+    for (filename, line, func), (_cc, ncalls, tottime, cumtime, _callers) in stats.stats.items():  # type: ignore[attr-defined]  # as above
         if package not in filename:
             continue
         module = filename.split(package, 1)[1]

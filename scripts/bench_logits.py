@@ -78,6 +78,8 @@ def machine(threads: int) -> str:
 
 def default_model_dir() -> Path:
     spec = importlib.util.spec_from_file_location("build_smollm2", SCRIPTS / "build_smollm2.py")
+    if spec is None or spec.loader is None:
+        raise ImportError("build_smollm2")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.build()

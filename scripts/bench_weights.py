@@ -39,7 +39,7 @@ def llama_tensors(c: dict) -> dict[str, tuple[int, ...]]:
     h, i, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
     hd = h // c["num_attention_heads"]
     q, kv = c["num_attention_heads"] * hd, c["num_key_value_heads"] * hd
-    out = {"model.embed_tokens.weight": (v, h)}
+    out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (v, h)}
     for n in range(c["num_hidden_layers"]):
         p = f"model.layers.{n}."
         out.update({
@@ -55,7 +55,8 @@ def llama_tensors(c: dict) -> dict[str, tuple[int, ...]]:
 
 def write_sparse_shard(path: Path, shapes: dict[str, tuple[int, ...]]) -> int:
     """Write the header, then extend the file to its full size without writing tensor data."""
-    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    header: dict[str, dict[str, object]] = {"__metadata__": {"format": "pt"}}
+    offset = 0
     for name, shape in shapes.items():
         size = math.prod(shape) * 2  # bf16
         header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + size]}

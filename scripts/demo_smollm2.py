@@ -31,6 +31,8 @@ SCRIPTS = Path(__file__).resolve().parent
 
 def load_script(name: str):
     spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    if spec is None or spec.loader is None:
+        raise ImportError(name)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -106,7 +106,7 @@ def samples() -> dict[str, tuple[dict, dict[str, dict[str, np.ndarray]], list[st
     """name -> (config, {file name: state dict}, the files model.safetensors.index.json names)."""
     base = tensors(BASE)
     qwen_like = edited(attention_bias=False)
-    out = {
+    unsharded = {
         "weights-consistent": (BASE, {"model.safetensors": base}),
         "weights-layers-missing": (edited(num_hidden_layers=3), {"model.safetensors": base}),
         "weights-layers-extra": (edited(num_hidden_layers=1), {"model.safetensors": base}),
@@ -120,7 +120,9 @@ def samples() -> dict[str, tuple[dict, dict[str, dict[str, np.ndarray]], list[st
         "weights-dtype": (edited(torch_dtype="bfloat16"), {"model.safetensors": tensors(BASE, dtype=np.float32)}),
         "weights-inv-freq": (BASE, {"model.safetensors": tensors(BASE, inv_freq=True)}),
     }
-    out = {name: (config, files, []) for name, (config, files) in out.items()}
+    out: dict[str, tuple[dict, dict[str, dict[str, np.ndarray]], list[str]]] = {
+        name: (config, files, []) for name, (config, files) in unsharded.items()
+    }
     two = shard(base, 2)
     out["weights-sharded"] = (BASE, two, list(two))
     # An earlier save in three shards, then a save in two into the same folder: the third shard stays.

@@ -146,7 +146,8 @@ def test_the_safetensors_library_refuses_every_bad_file_too(case, tmp_path):
 
     path = tmp_path / "model.safetensors"
     path.write_bytes(BAD_FILES[case][0]())
-    with pytest.raises(Exception):
+    # The claim is that the library refuses, with whichever error type it picks for each defect.
+    with pytest.raises(Exception):  # noqa: B017
         with safe_open(str(path), framework="numpy") as f:
             for key in f.keys():
                 f.get_tensor(key)

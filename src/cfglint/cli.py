@@ -22,7 +22,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 # The base of typer's usage errors (unknown option, missing argument) is click's ClickException, which
 # typer imports from click or, since 0.26, from its private copy of click: find it through a public class.
-ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+ClickException = next(c for c in typer.BadParameter.__mro__ if issubclass(c, Exception) and c.__name__ == "ClickException")
 
 app = typer.Typer(
     name="cfglint",

@@ -298,7 +298,9 @@ class _Parser:
         self.pos = pos
 
     def skip_ws(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()
+        blank = _WS.match(self.text, self.pos)  # matches everywhere, if only the empty string
+        if blank is not None:
+            self.pos = blank.end()
 
     def fail(self, message: str, offset: int | None = None) -> _Error:
         return _Error(message, self.pos if offset is None else offset)

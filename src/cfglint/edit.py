@@ -32,7 +32,7 @@ def apply(doc: Document, edit: Edit) -> Document:
     else:
         raise EditError(f"unknown edit {edit.op!r}")
     new = parse(doc.path, ("\ufeff" if doc.bom else "").encode() + text[1 if doc.bom else 0 :].encode("utf-8"))
-    if not new.ok:
+    if new.syntax is not None:
         raise EditError(f"edit at {edit.pointer} produced invalid JSON: {new.syntax.message}")
     return new
 
@@ -101,7 +101,7 @@ def _set(doc: Document, pointer: str, value: Any) -> str:
         return text[: parent_span.start + 1] + body + text[parent_span.end - 1:]
     first = members[0][1]
     multiline = any(c in text[parent_span.start: first.key_start] for c in "\r\n")
-    indent = _line_indent(text, first.key_start) if multiline else ""
+    indent = _line_indent(text, first.key_start if first.key_start is not None else first.start) if multiline else ""
     separator = "," + (_newline(text) + indent if multiline else " ")
     member = name + _serialize(doc, value, indent)
     keys = [k for k, _ in members]

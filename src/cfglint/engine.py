@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from cfglint.consumers.base import Consumer
@@ -17,10 +18,14 @@ if TYPE_CHECKING:
 from cfglint.weights import find as find_weights
 
 
-BESIDE = object()  # context_of's default: read the weights from the config's own directory
+class _Where(Enum):
+    BESIDE = "beside"
 
 
-def context_of(doc: Document, consumers: list[Consumer], weights: Weights | None | object = BESIDE) -> Context:
+BESIDE = _Where.BESIDE  # context_of's default: read the weights from the config's own directory
+
+
+def context_of(doc: Document, consumers: list[Consumer], weights: Weights | None | _Where = BESIDE) -> Context:
     """`weights` replaces the files beside config.json when they are read elsewhere (a Hub repository's headers)."""
     if not doc.ok or not isinstance(doc.data, dict):
         return Context(doc, None, {})

@@ -49,7 +49,7 @@ def fix_document(doc: Document, consumers, rules, display: str, *, unsafe: bool 
         touched: set[str] = set()
         progressed = False
         for diagnostic in diagnostics:
-            if not selected(diagnostic, unsafe):
+            if diagnostic.fix is None or not selected(diagnostic, unsafe):
                 continue
             edits = diagnostic.fix.edits
             if any(e.pointer in touched for e in edits):

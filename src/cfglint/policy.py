@@ -62,7 +62,8 @@ class Policy:
         out, unused_rule = [], None
         for rule in self.rules:
             if rule.code == UNUSED_SUPPRESSION:
-                unused_rule = replace(rule, check=partial(rule.check, suppressions=tuple(applied)))
+                # C001's check also takes the suppressions; Rule.check declares the signature every rule shares.
+                unused_rule = replace(rule, check=partial(rule.check, suppressions=tuple(applied)))  # type: ignore[call-arg]
             else:
                 out.append(_wrapped(rule, applied, self.severity(rule.code)))
         if unused_rule is not None:
@@ -97,7 +98,7 @@ def plugin_rules(settings: Settings, builtin: list[Rule]) -> list[Rule]:
     from cfglint.rule import load_plugins
 
     available = sorted({ep.name for ep in entry_points(group=PLUGIN_GROUP)})
-    wanted = None if settings.plugins is True else list(settings.plugins)
+    wanted = list(settings.plugins) if isinstance(settings.plugins, tuple) else None
     unknown = [n for n in wanted or () if n not in available]
     if unknown:
         raise UsageError(f"{settings.source}: unknown plugin{_s(unknown)} {_quoted(unknown)} (installed: {', '.join(available) or 'none'})")

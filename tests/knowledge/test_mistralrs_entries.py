@@ -160,7 +160,7 @@ def test_required_fields_in_declaration_order(probe, tmp_path, family):
     # Job i has only the required fields before field i: the first missing one must be field i.
     jobs = []
     names = list(complete)
-    for i, name in enumerate(names):
+    for i in range(len(names)):
         jobs.append((directory, ARCH[family], json.dumps({k: complete[k] for k in names[:i]})))
     jobs.append((directory, ARCH[family], json.dumps(complete)))
     results = probe(jobs)

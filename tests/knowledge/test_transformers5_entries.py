@@ -52,12 +52,12 @@ def observed(config: dict, tmp_path) -> dict:
     model = AutoModelForCausalLM.from_config(cfg)
     layers = model.model.layers
     attention = layers[0].self_attn
-    q = getattr(attention, "q_proj", None) or getattr(attention, "qkv_proj")
+    q = getattr(attention, "q_proj", None) or attention.qkv_proj
     bias_qkv, bias_o = q.bias is not None, attention.o_proj.bias is not None
     mlp = layers[0].mlp
     act = getattr(mlp, "act_fn", None) or getattr(mlp, "activation_fn", None)
     if act is None:  # a mixture of experts: the experts' activation
-        experts = getattr(mlp, "experts")
+        experts = mlp.experts
         act = getattr(experts, "act_fn", None) or experts[0].act_fn
     window = getattr(cfg, "sliding_window", None)
     if getattr(cfg, "layer_types", None) is not None:  # the masks are built per layer type

@@ -39,14 +39,14 @@ class Llama3RopeConfig(BaseModel):
     low_freq_factor: Optional[F32] = None
     high_freq_factor: Optional[F32] = None
     original_max_position_embeddings: Optional[USize] = None
-    rope_type: Annotated[Literal[ROPE_TYPES], Rust("enum Llama3RopeType", variants=ROPE_TYPES)]
+    rope_type: Annotated[Literal[ROPE_TYPES], Rust("enum Llama3RopeType", variants=ROPE_TYPES)]  # type: ignore[valid-type]  # the variants are the table above, read by pydantic at run time
 
 
 class LlamaConfig(BaseModel):
     """`Config`, field for field, in declaration order."""
 
     model_config = ConfigDict(extra="ignore", defer_build=True)  # built on the first Llama file, not at start
-    hidden_act: Annotated[Literal[UNIT_ACTIVATIONS], Rust("enum Activation", variants=ACTIVATIONS, newtype=("elu", "leakyrelu"))]
+    hidden_act: Annotated[Literal[UNIT_ACTIVATIONS], Rust("enum Activation", variants=ACTIVATIONS, newtype=("elu", "leakyrelu"))]  # type: ignore[valid-type]  # the variants are the table above, read by pydantic at run time
     hidden_size: USize
     intermediate_size: USize
     vocab_size: USize
@@ -90,10 +90,9 @@ class MistralRs(Consumer):
         elif scaling.rope_type == "linear":
             view.set("rope_scaling", {"rope_type": "linear", "factor": f32(scaling.factor)}, "/rope_scaling")
         else:
-            view.set("rope_scaling", llama3_scaling(
-                f32(scaling.factor), f32(scaling.low_freq_factor), f32(scaling.high_freq_factor),
-                scaling.original_max_position_embeddings,
-            ), "/rope_scaling")
+            low, high, original = scaling.low_freq_factor, scaling.high_freq_factor, scaling.original_max_position_embeddings
+            assert low is not None and high is not None and original is not None  # refused above when absent
+            view.set("rope_scaling", llama3_scaling(f32(scaling.factor), f32(low), f32(high), original), "/rope_scaling")
         view.set("head_dim", parsed.hidden_size // heads, DERIVED)
         view.set("num_key_value_heads", parsed.num_key_value_heads, "/num_key_value_heads")
         view.set("tie_word_embeddings", parsed.tie_word_embeddings, "/tie_word_embeddings" if tie_given else DEFAULT)

@@ -15,7 +15,7 @@ import struct
 import typing
 from dataclasses import dataclass
 from functools import partial
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel, Field, Strict, ValidationError
 
@@ -58,7 +58,8 @@ def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
     candidates: list[tuple[Callable[[], tuple], Failure]] = []
     for dup in doc.duplicates:
         parent, _, key = dup.pointer.rpartition("/")
-        if _field_model(model, parent) is not None and key in _field_model(model, parent).model_fields:
+        owner = _field_model(model, parent)
+        if owner is not None and key in owner.model_fields:
             candidates.append((partial(_key_order, doc, dup.pointer), Failure(f"duplicate field `{key}`", dup.pointer, "duplicate")))
     data = doc.data
     if not isinstance(data, dict):
@@ -134,8 +135,9 @@ def _field_loc(model: type[BaseModel], loc: tuple) -> tuple:
     return tuple(out)
 
 
-def _collapse_untagged(model: type[BaseModel], errors: list[dict]) -> list[dict]:
-    out, seen = [], set()
+def _collapse_untagged(model: type[BaseModel], errors: Sequence[Mapping[str, Any]]) -> list[dict]:
+    out: list[dict] = []
+    seen = set()
     for error in errors:
         loc = _field_loc(model, error["loc"])
         marker = _marker(model, loc[:1] if loc else loc)

@@ -61,7 +61,7 @@ def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | 
     if isinstance(kind, (dict, list)):
         # rope_config_validation looks the type up in a dict of validators: Python refuses the key.
         return None, f"TypeError: unhashable type: '{type(kind).__name__}'"
-    missing = REQUIRED.get(kind, set()) - set(scaling)
+    missing = (REQUIRED.get(kind, set()) if isinstance(kind, str) else set()) - set(scaling)
     if missing:
         return None, f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{kind}': {set_text(missing)}\""
     if kind == "default":

@@ -51,21 +51,22 @@ def bounded(work: Callable[[T], R], seconds: float, late: Callable[[T], R]) -> C
     """
 
     def run(item: T) -> R:
-        box: dict[str, object] = {}
+        results: list[R] = []
+        errors: list[BaseException] = []
 
         def target() -> None:
             try:
-                box["result"] = work(item)
+                results.append(work(item))
             except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
-                box["error"] = err
+                errors.append(err)
 
         thread = threading.Thread(target=target, daemon=True)
         thread.start()
         thread.join(seconds)
         if thread.is_alive():
             return late(item)
-        if "error" in box:
-            raise box["error"]  # type: ignore[misc]
-        return box["result"]  # type: ignore[return-value]
+        if errors:
+            raise errors[0]
+        return results[0]
 
     return run

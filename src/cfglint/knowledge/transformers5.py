@@ -40,7 +40,7 @@ _QWEN_WINDOW = {
 _HEAD_DIM_KEY_OR_DERIVED = "head_dim or hidden_size // num_attention_heads"
 _SCALE_BY_HEAD_DIM = {"query_pre_attn_scalar": _HEAD_DIM_KEY_OR_DERIVED}
 
-ENTRIES = (
+ENTRIES: tuple[Entry, ...] = (
     Entry(
         "transformers-5", "qwen2", "transformers-5", "transformers 5 Qwen2Config", _source("qwen2"),
         fields(vocab_size=("int", 151936), hidden_size=("int", 4096), intermediate_size=("int", 22016), num_hidden_layers=("int", 32),

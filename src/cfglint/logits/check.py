@@ -123,7 +123,7 @@ def compare(
 ) -> tuple[list[int], str | None, dict[str, Comparison]]:
     """(reference greedy ids, their text, one Comparison per plan) for an already loaded reference."""
     progress = progress or Progress(enabled=False)
-    text = decode or (lambda ids: None)
+    text: Callable[[Sequence[int]], str | None] = decode or (lambda ids: None)
     reference_logits = reference.logits(prompt_ids)
     reference_ids = greedy(reference, prompt_ids, tokens, lambda i: progress.tokens("transformers-5 (reference)", i, tokens))
     sharing: dict[str, list[str]] = {}  # forward key -> the consumers whose readings compute it
@@ -155,6 +155,7 @@ def _run_reading(
 ) -> Comparison:
     """Run one reading and measure it against the reference's (logits, greedy ids)."""
     reference_logits, reference_ids = expected
+    assert plan.values is not None  # a plan that RUNS has its values
     try:
         reading: LlamaReading = reference.reading(dict(plan.values))
         logits = reading.logits(prompt_ids)

@@ -75,7 +75,7 @@ class LogitsRun:
 
         for result in results:
             model_dir, problem = _model_dir(result)
-            if problem:
+            if model_dir is None:
                 session.error(f"{result.display}: --logits: {problem}")
                 continue
             try:
@@ -90,7 +90,7 @@ class LogitsRun:
         for d in diagnostics:
             measured = self.checks.get(d.path)
             named = [c for c in d.consumers if measured is not None and c in measured.comparisons]
-            if not named:
+            if measured is None or not named:
                 out.append(d)
                 continue
             explained[d.path].update(named)

@@ -31,6 +31,7 @@ def family_intent(config: dict, family: str) -> Intent:
     present = {k for k in config if config[k] is not None}
     for key in ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size"):
         intent.dims[key] = env.get(key)
+    # The intent is not a View, but its entries have no checks and no RoPE reading, so fill never fails it.
     fill(intent, entry, env, present, config, None)  # type: ignore[arg-type]
     _set_rope(intent, entry, config, env)
     order = {key: i for i, key in enumerate(ALL_KEYS)}
@@ -77,7 +78,9 @@ def _per_layer_type(intent: Intent, entry: Any, config: dict) -> None:
     """Gemma3TextConfig.convert_rope_params_to_dict: `full_attention` and `sliding_attention` parameters; a
     legacy file's rope_scaling goes to full attention, its rope_local_base_freq to sliding attention."""
     params = config.get("rope_parameters")
-    nested = isinstance(params, dict) and ("full_attention" in params or "sliding_attention" in params)
+    if not isinstance(params, dict):
+        params = {}
+    nested = "full_attention" in params or "sliding_attention" in params
     full = copy.deepcopy(params.get("full_attention")) if nested else None
     sliding = copy.deepcopy(params.get("sliding_attention")) if nested else None
     full = full if isinstance(full, dict) else {}

@@ -62,8 +62,8 @@ def read_rope(entry: Any, env: dict, present: set[str], data: dict, intent: Any)
     if kind == "unvalidated-scaling":
         return {"rope_theta": _theta(env, present), "rope_scaling": _unvalidated(env.get("rope_scaling"))}
     if kind == "gemma3-local":
-        scaling = env.get("rope_scaling")
-        if isinstance(scaling, dict) and scaling and "rope_type" not in scaling:
+        written = env.get("rope_scaling")
+        if isinstance(written, dict) and written and "rope_type" not in written:
             # rope_config_validation without the legacy `type` copy
             return Failure("KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='None': {'rope_type'}\"", "/rope_scaling", "missing")
         return read_rope(_as(entry, "scaling"), env, present, data, intent)

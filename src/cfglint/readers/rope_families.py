@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 from cfglint.consumers.base import PANIC, Failure
 from cfglint.consumers.serde import unexpected
@@ -45,7 +45,7 @@ def _theta_and_partial(env: dict, present: set[str], partial: Any) -> Values:
     return {"rope_theta": _theta(env, present), "partial_rotary_factor": (partial, _at("partial_rotary_factor", present))}
 
 
-def _numbers(value: Any) -> bool:
+def _numbers(value: Any) -> TypeGuard[list]:
     return isinstance(value, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
 
 

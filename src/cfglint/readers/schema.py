@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -16,5 +16,5 @@ def model_of(entry: Entry) -> type[BaseModel]:
         return serde_model(entry)
     # The Python readers check no types: every field takes any value, required ones must be present.
     declared: dict[str, Any] = {n: (Any, ... if f.default is REQUIRED else f.default) for n, f in entry.fields.items()}
-    extra = "ignore" if entry.reader == "dataclass" else "allow"
-    return create_model(entry.struct, __config__=ConfigDict(extra=extra), **declared)  # type: ignore[call-overload]
+    extra: Literal["ignore", "allow"] = "ignore" if entry.reader == "dataclass" else "allow"
+    return create_model(entry.struct, __config__=ConfigDict(extra=extra), **declared)

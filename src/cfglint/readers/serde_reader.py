@@ -23,9 +23,11 @@ SCALARS: dict[str, Any] = {"usize": USize, "u32": U32, "f32": F32, "f64": F64, "
 
 def _activation(runtime: str) -> Any:
     module = knowledge.module(runtime)
+    if module is None:
+        raise KeyError(f"no knowledge module for {runtime}")  # every serde entry's runtime has one
     newtype = tuple(getattr(module, "NEWTYPE_ACTIVATIONS", ()))
     units = tuple(a for a in module.ACTIVATIONS if a not in newtype)
-    return Annotated[Literal[units], Rust("enum Activation", variants=tuple(module.ACTIVATIONS), newtype=newtype)]  # type: ignore[valid-type]
+    return Annotated[Literal[units], Rust("enum Activation", variants=tuple(module.ACTIVATIONS), newtype=newtype)]
 
 
 def annotation(type_name: str, runtime: str) -> Any:
@@ -36,7 +38,7 @@ def annotation(type_name: str, runtime: str) -> Any:
     if type_name == "eos":
         return Annotated[Union[U32, list[U32]], Rust("untagged enum EosToks", untagged=True)]
     if type_name.startswith("list<") and type_name.endswith(">"):
-        return Annotated[list[annotation(type_name[5:-1], runtime)], Rust("a sequence")]  # type: ignore[misc]
+        return Annotated[list[annotation(type_name[5:-1], runtime)], Rust("a sequence")]  # type: ignore[misc]  # an element type built at run time
     if type_name not in SCALARS:
         raise ValueError(f"unknown serde field type {type_name!r}")
     return SCALARS[type_name]
@@ -62,7 +64,7 @@ def _build(entry: Entry) -> type[BaseModel]:
             declared[name] = (kind, None)
         else:
             declared[name] = (kind, ...)
-    return create_model(entry.struct, __config__=ConfigDict(extra="ignore"), **declared)  # type: ignore[call-overload]
+    return create_model(entry.struct, __config__=ConfigDict(extra="ignore"), **declared)
 
 
 def read(entry: Entry, doc: Document, intent: Any) -> View:

@@ -21,6 +21,7 @@ def consumer_schema(name: str, family: str | None = None) -> str:
     if name not in consumers.names():
         raise UsageError(f"unknown consumer {name!r} (known: {', '.join(consumers.names())})")
     consumer = consumers.get(name)
+    title, source = consumer.title, consumer.source
     model = getattr(consumer, "schema", None)
     if family not in (None, "llama"):
         from cfglint import knowledge
@@ -30,13 +31,13 @@ def consumer_schema(name: str, family: str | None = None) -> str:
         if entry is None:
             raise UsageError(f"{name} has no {family!r} entry (families: {', '.join(sorted(knowledge.entries(name)))})")
         model = model_of(entry)
-        consumer = type("FamilyProfile", (), {"title": entry.title, "source": str(entry.source)})
+        title, source = entry.title, str(entry.source)
     if model is None:
         raise UsageError(f"consumer {name!r} has no schema")
     body = model.model_json_schema()
     schema = {
         "$schema": DIALECT,
-        "$comment": f"{name}: {consumer.title}; source: {consumer.source}. {LIMITS}",
+        "$comment": f"{name}: {title}; source: {source}. {LIMITS}",
         **body,
     }
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

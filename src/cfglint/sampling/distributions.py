@@ -103,7 +103,8 @@ def candle(logits: np.ndarray, sampling: CandleSampling, closure: Optional[Closu
     if sampling.variant == "ArgMax":
         # `max_by(total_cmp)` returns the last of equal maxima.
         return _one_hot(x.size, int(np.flatnonzero(x == x.max())[-1]))
-    temperature = float(sampling.temperature)  # type: ignore[arg-type]
+    assert sampling.temperature is not None  # every variant but ArgMax carries one (CandleSampling.build)
+    temperature = float(sampling.temperature)
     if temperature == 0:
         raise SamplerError("candle divides the logits by 0: the probabilities are NaN and WeightedIndex::new fails")
     prs = _softmax32(x * np.float32(1.0 / temperature))  # `&logits / t` is affine(1/t, 0)
@@ -112,12 +113,15 @@ def candle(logits: np.ndarray, sampling: CandleSampling, closure: Optional[Closu
     if sampling.variant == "All":
         weights = prs
     elif sampling.variant == "TopP":
-        p = float(sampling.p)  # type: ignore[arg-type]
+        assert sampling.p is not None
+        p = float(sampling.p)
         weights = prs if p <= 0.0 or p >= 1.0 else _candle_top_p(prs, np.float32(p))
     elif sampling.variant == "TopK":
-        weights = _candle_top_k(prs, int(sampling.k))  # type: ignore[arg-type]
+        assert sampling.k is not None
+        weights = _candle_top_k(prs, int(sampling.k))
     elif sampling.variant == "TopKThenTopP":
-        weights = _candle_top_k_then_top_p(prs, int(sampling.k), np.float32(sampling.p))  # type: ignore[arg-type]
+        assert sampling.k is not None and sampling.p is not None
+        weights = _candle_top_k_then_top_p(prs, int(sampling.k), np.float32(sampling.p))
     else:
         raise ValueError(f"unknown candle Sampling variant {sampling.variant!r}")
     return _weighted(weights)

@@ -63,8 +63,8 @@ def measure(translation: Translation, generation: Generation, logits: np.ndarray
         ref, ref_error = None, str(err)
     results = [_one(c.code, lambda c=c: run(c, logits), ref) for c in translation.candidates]
     literal = results[0] if translation.literal and results else None
-    scored = [m for m in results if m.tv is not None]
-    nearest = min(scored, key=lambda m: m.tv) if scored else None  # min() keeps the first (literal) on ties
+    scored = [(m.tv, m) for m in results if m.tv is not None]
+    nearest = min(scored, key=lambda pair: pair[0])[1] if scored else None  # min() keeps the first (literal) on ties
     recipe = None
     if translation.recipe and translation.consumer == "candle" and ref is not None:
         sampler = TransformersSampler.of(generation)

@@ -19,6 +19,10 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
 @dataclass(frozen=True)
 class TransformersSampler:
     """generate()'s sampler after defaults; `error` is why transformers itself refuses the settings."""
@@ -58,7 +62,7 @@ class TransformersSampler:
             return None
         if self.temperature != 1.0 and not (isinstance(self.temperature, float) and self.temperature > 0):
             return f"`temperature` (={self.temperature}) has to be a strictly positive float"
-        if self.k is not None and not (isinstance(self.k, int) and not isinstance(self.k, bool) and self.k > 0):
+        if self.k is not None and not _is_count(self.k):
             return f"`top_k` has to be a strictly positive integer, but is {self.k}"
         if not _is_number(self.top_p):
             return f"`top_p` has to be a number, but is {self.top_p!r}"
@@ -67,6 +71,17 @@ class TransformersSampler:
         if self.minp is not None and not (_is_number(self.minp) and 0 <= self.minp <= 1.0):
             return f"`min_p` has to be a float in the [0, 1] interval, but is {self.minp}"
         return None
+
+    def runnable(self) -> TransformersSampler:
+        """These settings without the values transformers refuses (`error` names the first): a runtime's own
+        sampler takes a positive integer top_k and numbers elsewhere, so a refused value is left out, not copied."""
+        return TransformersSampler(
+            self.do_sample,
+            self.temperature if _is_number(self.temperature) else 1.0,
+            self.top_k if self.top_k is None or _is_count(self.top_k) else 0,
+            self.top_p if _is_number(self.top_p) else 1.0,
+            self.min_p if _is_number(self.min_p) else None,
+        )
 
     def describe(self) -> str:
         if not self.do_sample:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Any
+from typing import Any, TypeVar
 
 from cfglint.generation import Generation
 from cfglint.reading import show
@@ -15,6 +15,7 @@ from cfglint.sampling.samplers import CandleSampling, MlxSampler, TransformersSa
 
 CANDLE, MLX = "candle", "mlx-lm"
 CONSUMERS = (CANDLE, MLX)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,8 @@ class Translation:
 
 
 def translate(generation: Generation, consumer: str, vocab_size: int | None) -> Translation:
-    sampler = TransformersSampler.of(generation)
+    written = TransformersSampler.of(generation)
+    sampler = written.runnable()  # any JSON value can be written; the runtimes' samplers take numbers
     if consumer == CANDLE:
         out = _candle(sampler)
     elif consumer == MLX:
@@ -54,13 +56,13 @@ def translate(generation: Generation, consumer: str, vocab_size: int | None) -> 
     out.notes = _notes(generation, consumer)
     if sampler.do_sample and sampler.k is not None and not generation.written("top_k"):
         # A port copies what the file says; the top-k filter transformers adds by default is not written.
-        written = TransformersSampler(True, sampler.temperature, 0, sampler.top_p, sampler.min_p)
-        port = _candle(written) if consumer == CANDLE else _mlx(written, vocab_size)
+        ported = TransformersSampler(True, sampler.temperature, 0, sampler.top_p, sampler.min_p)
+        port = _candle(ported) if consumer == CANDLE else _mlx(ported, vocab_size)
         if port.literal is not None and port.literal != out.literal:
             out.as_written = port.literal
-    if sampler.error:
+    if written.error:
         out.exact = False
-        out.why.insert(0, f"transformers itself refuses these settings ({sampler.error})")
+        out.why.insert(0, f"transformers itself refuses these settings ({written.error})")
     return out
 
 
@@ -71,8 +73,8 @@ def _candle(s: TransformersSampler) -> Translation:
             CANDLE, True, _candle_candidate(greedy),
             caveats=["on tied maximal logits candle's argmax takes the last token, transformers the first"],
         )
-    temperature = float(s.temperature) if isinstance(s.temperature, (int, float)) else s.temperature
-    if isinstance(temperature, float) and temperature <= 0:
+    temperature = float(s.temperature)
+    if temperature <= 0:
         # candle's llama example: `if temperature <= 0. { Sampling::ArgMax }`.
         return Translation(CANDLE, False, _candle_candidate(CandleSampling("ArgMax")))
     literal = CandleSampling.build(temperature, s.k, s.p)
@@ -89,7 +91,7 @@ def _candle(s: TransformersSampler) -> Translation:
             f"TopK keeps exactly {s.k} tokens; transformers also keeps every token tied with the {s.k}th logit"
         )
     out.exact = not out.why
-    for k, p in product(*([v, None] if v is not None else [None] for v in (s.k, s.p))):
+    for k, p in product(_with_and_without(s.k), _with_and_without(s.p)):
         candidate = _candle_candidate(CandleSampling.build(temperature, k, p))
         if candidate != out.literal and candidate not in out.alternatives:
             out.alternatives.append(candidate)
@@ -120,7 +122,7 @@ def _candle_candidate(sampling: CandleSampling) -> Candidate:
 def _mlx(s: TransformersSampler, vocab_size: int | None) -> Translation:
     if not s.do_sample:
         return Translation(MLX, True, _mlx_candidate(MlxSampler(0.0)))
-    temperature = float(s.temperature) if isinstance(s.temperature, (int, float)) else s.temperature
+    temperature = float(s.temperature)
     k = s.k
     out = Translation(MLX, True, None)
     if k is not None and vocab_size is not None and k >= vocab_size:
@@ -136,7 +138,7 @@ def _mlx(s: TransformersSampler, vocab_size: int | None) -> Translation:
     if k is not None:
         out.caveats.append(f"top_k keeps exactly {k} tokens; transformers also keeps every token tied with the {k}th logit")
     out.exact = not out.why
-    for kk, p, m in product(*([v, None] if v is not None else [None] for v in (k, s.p, s.minp))):
+    for kk, p, m in product(_with_and_without(k), _with_and_without(s.p), _with_and_without(s.minp)):
         candidate = _mlx_candidate(MlxSampler(temperature, p or 0.0, m or 0.0, kk or 0))
         if candidate != out.literal and candidate not in out.alternatives:
             out.alternatives.append(candidate)
@@ -146,6 +148,11 @@ def _mlx(s: TransformersSampler, vocab_size: int | None) -> Translation:
             f"temperature first, then {_filters_in_order(s)}"
         )
     return out
+
+
+def _with_and_without(value: T | None) -> list[T | None]:
+    """A filter's value and its absence, for the settings that leave filters out."""
+    return [value, None] if value is not None else [None]
 
 
 def _mlx_candidate(sampler: MlxSampler) -> Candidate:

@@ -145,10 +145,12 @@ def _read_index(weights: Weights, path: Path) -> dict[str, str] | None:
     try:
         size = path.stat().st_size
         if size > MAX_HEADER:
-            return _unreadable_index(weights, f"is {size / 2**20:.0f} MiB, over the {MAX_HEADER >> 20} MiB limit; not read")
+            _unreadable_index(weights, f"is {size / 2**20:.0f} MiB, over the {MAX_HEADER >> 20} MiB limit; not read")
+            return None
         raw = path.read_bytes()
     except OSError as err:
-        return _unreadable_index(weights, f"cannot be read: {err.strerror or err}")
+        _unreadable_index(weights, f"cannot be read: {err.strerror or err}")
+        return None
     return parse_index(weights, raw)
 
 
@@ -157,12 +159,15 @@ def parse_index(weights: Weights, raw: bytes) -> dict[str, str] | None:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        return _unreadable_index(weights, "is not UTF-8")
+        _unreadable_index(weights, "is not UTF-8")
+        return None
     except (json.JSONDecodeError, RecursionError) as err:
-        return _unreadable_index(weights, f"is not JSON: {getattr(err, 'msg', 'nested too deeply')}")
+        _unreadable_index(weights, f"is not JSON: {getattr(err, 'msg', 'nested too deeply')}")
+        return None
     weight_map = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
-        return _unreadable_index(weights, 'has no "weight_map" object of tensor name -> shard file')
+        _unreadable_index(weights, 'has no "weight_map" object of tensor name -> shard file')
+        return None
     return weight_map
 
 

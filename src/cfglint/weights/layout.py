@@ -66,7 +66,7 @@ class Shape:
     @classmethod
     def of(cls, dims: dict[str, Any], values: dict[str, Any], head_dim_given: bool, kv_given: bool) -> Shape | None:
         """None when a number is missing or not a count (the config rules report that)."""
-        numbers = {
+        numbers: dict[str, Any] = {  # JSON values: checked to be counts just below
             "hidden": dims.get("hidden_size"),
             "intermediate": dims.get("intermediate_size"),
             "layers": dims.get("num_hidden_layers"),
@@ -87,17 +87,17 @@ def layer_of(name: str) -> int | None:
 
 def is_bias(name: str) -> bool:
     m = LAYER.match(name)
-    return bool(m) and m.group(2).endswith("_proj.bias")
+    return m is not None and m.group(2).endswith("_proj.bias")
 
 
 def is_attention_bias(name: str) -> bool:
     m = LAYER.match(name)
-    return bool(m) and m.group(2).startswith("self_attn.") and m.group(2).endswith("_proj.bias")
+    return m is not None and m.group(2).startswith("self_attn.") and m.group(2).endswith("_proj.bias")
 
 
 def is_mlp_bias(name: str) -> bool:
     m = LAYER.match(name)
-    return bool(m) and m.group(2).startswith("mlp.") and m.group(2).endswith("_proj.bias")
+    return m is not None and m.group(2).startswith("mlp.") and m.group(2).endswith("_proj.bias")
 
 
 def is_inv_freq(name: str) -> bool:

@@ -9,6 +9,7 @@ Consumers with no entry here are left out of weight findings rather than guessed
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from cfglint.weights.layout import HEAD, is_inv_freq
 
@@ -47,7 +48,7 @@ class Loader:
         return bool(self.drops_inv_freq) and is_inv_freq(name) and name.endswith(self.drops_inv_freq)
 
 
-_TRANSFORMERS = dict(
+_TRANSFORMERS: dict[str, Any] = dict(
     missing_layer=WARNS, missing=WARNS, unused=WARNS, shape_layer=ERROR, shape=ERROR,
     missing_words="{name} MISSING: newly initialized",
     unused_words="UNEXPECTED keys, ignored",

@@ -70,6 +70,8 @@ class Loading:
 
 
 def shape_of(ctx: Context, values: dict, sources: dict) -> Shape | None:
+    if ctx.intent is None:
+        return None
     dims = {k: values.get(k, v) for k, v in ctx.intent.dims.items()}
     shape = Shape.of(dims, values, head_dim_given=sources.get("head_dim") == "/head_dim",
                      kv_given=sources.get("num_key_value_heads") == "/num_key_value_heads")
@@ -114,21 +116,21 @@ def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict
 
 def plan(ctx: Context) -> dict[str, Loading]:
     """The reference first (under REFERENCE), then every loaded consumer with a known loader."""
-    weights = ctx.weights
-    layout = modelled_layout(ctx)
-    if weights is None or not weights.safetensors or layout is None:
+    weights, intent, layout = ctx.weights, ctx.intent, modelled_layout(ctx)
+    if weights is None or not weights.safetensors or intent is None or layout is None:
         return {}
     key = ("plan", tuple(ctx.views))
     if key not in weights.cache:
-        family = ctx.intent.family
+        family = intent.family
         out: dict[str, Loading] = {}
-        reference = shape_of(ctx, ctx.intent.values, ctx.intent.sources)
-        if reference is not None:
-            out[REFERENCE] = load(weights, REFERENCE, loader_for("transformers-5", family), reference, ctx.intent.values, layout)
+        reference = shape_of(ctx, intent.values, intent.sources)
+        reference_loader = loader_for("transformers-5", family)
+        if reference is not None and reference_loader is not None:
+            out[REFERENCE] = load(weights, REFERENCE, reference_loader, reference, intent.values, layout)
         for name, view in ctx.loaded():
             loader = loader_for(name, family)
             shape = shape_of(ctx, view.values, view.sources) if loader else None
-            if shape is not None:
+            if loader is not None and shape is not None:
                 out[name] = load(weights, name, loader, shape, view.values, layout)
         weights.cache[key] = out
     return weights.cache[key]
