@@ -2,7 +2,8 @@
 
 ## What it does
 Compares the `eos_token` of tokenizer_config.json with the one in special_tokens_map.json, and the
-tokenizer's EOS id with the `eos_token_id` that transformers 5's generate() stops on.
+tokenizer's EOS id with the `eos_token_id` that transformers 5's generate() stops on (unless that EOS is
+the template's end of turn, which T001 reports).
 
 ## Why it matters
 transformers 5 lets special_tokens_map.json win (checked with 5.24), and so do vLLM and mlx-lm, which load
@@ -41,8 +42,8 @@ def check(ctx):
                       "transformers, vLLM and mlx-lm use the second, mistral.rs and llama.cpp's converter the first", "", effects)
     eos_id = files.vocabulary.id_of(files.special("eos_token"))
     generate = stops.sets.get("transformers-5")
-    if eos_id is None or generate is None or not generate.ids or eos_id in generate.ids:
-        return
+    if eos_id is None or generate is None or not generate.ids or eos_id in generate.ids or eos_id == stops.turn_end_id:
+        return  # the template's end of turn missing from generate()'s set is T001's
     yield Finding(f"the tokenizer's eos_token is {token(stops, eos_id)}, which transformers 5's generate() does not stop on "
                   f"(it stops on {said(stops, generate.ids)} from {stops.inputs.generation_origin}): vLLM stops on both",
                   ctx.at("eos_token_id") if "eos_token_id" in ctx.config and not stops.inputs.generation_file else "",

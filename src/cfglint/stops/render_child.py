@@ -32,6 +32,9 @@ def main() -> None:
         except _TooLong:
             _reply({"error": f"renders more than {request['limit']} characters for a two-message conversation"})
             return
+        except MemoryError:
+            _reply({"error": f"needs more than {MEMORY_LIMIT >> 30} GiB to render"})
+            return
         except Exception as err:  # noqa: BLE001 - a template may raise anything; the next conversation may suit it
             error = f"does not render: {_one_line(err)}"
             continue
@@ -101,4 +104,4 @@ if __name__ == "__main__":
     try:
         main()
     except MemoryError:
-        _reply({"error": "needs more than 1 GiB to render"})
+        _reply({"error": f"needs more than {MEMORY_LIMIT >> 30} GiB to render"})
