@@ -72,10 +72,12 @@ def test_without_generation_config_transformers_reads_config_json(tmp_path, caps
     assert t001["fix"]["applicability"] == "unsafe" and t001["fix"]["edits"] == [{"op": "set", "pointer": "/eos_token_id", "value": [2, 3]}]
 
 
-def test_mlx_lm_falls_back_to_the_tokenizer_without_any_eos(tmp_path, capsys):
+def test_mlx_lm_adds_the_tokenizer_eos(tmp_path, capsys):
     config = {k: v for k, v in BASE.items() if k != "eos_token_id"}
     target = model(tmp_path, config, {**chat(), "generation_config.json": {"eos_token_id": []}})
-    assert ids(view(capsys, target))["mlx-lm"] == [3]  # an empty list is falsy: config.json has none: the tokenizer's
+    assert ids(view(capsys, target))["mlx-lm"] == [3]  # an empty list is falsy, config.json has none: the tokenizer's
+    target = model(tmp_path, dict(BASE, eos_token_id=2), {**chat(), "generation_config.json": {"eos_token_id": 2}}, "gen")
+    assert ids(view(capsys, target))["mlx-lm"] == [2, 3]
 
 
 def test_generation_eos_missing_from_generation_config_is_shown_not_written(tmp_path, capsys):

@@ -34,6 +34,9 @@ def lines(ctx) -> list[str]:
             continue
         ids = ", ".join(map(str, s.ids)) or "none"
         marks = (" !" if end_id is not None and s.complete and end_id not in s.ids else "") + ("" if s.complete else " (incomplete)")
-        origins = "; ".join(dict.fromkeys(f"{st.id} {st.origin}" for st in s.stops))
+        grouped: dict[str, list[str]] = {}
+        for stop in s.stops:
+            grouped.setdefault(stop.origin, []).append(str(stop.id))
+        origins = "; ".join(f"{origin}: {', '.join(dict.fromkeys(ids))}" for origin, ids in grouped.items())
         out.append(f"  {name.ljust(width)}  [{ids}]{marks}" + (f"  <- {origins}" if origins else ""))
     return out

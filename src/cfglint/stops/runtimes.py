@@ -100,10 +100,9 @@ def _vllm(inputs: Inputs, stops: StopSet) -> None:
 def _mlx_lm(inputs: Inputs, stops: StopSet) -> None:
     if inputs.generation_file and inputs.generation_eos:  # `if eos := generation_config.get("eos_token_id")`
         stops.add_all(inputs.generation_eos, "generation_config.json eos_token_id")
-    elif inputs.config_eos is not None:
+    elif inputs.config_eos:  # `set(eos_token_ids or [])`
         stops.add_all(inputs.config_eos, "config.json eos_token_id")
-    else:
-        inputs.tokenizer_eos(stops)
+    inputs.tokenizer_eos(stops)  # added whenever the tokenizer has one
 
 
 # candle's examples stop on tokens they name; (text, fallback): no fallback means the example bails out
@@ -188,8 +187,8 @@ RUNTIMES: tuple[Runtime, ...] = (
             "vllm sampling_params.py update_from_generation_config: the tokenizer's eos_token_id and the "
             "generation config's eos_token_id (generation_config.json, else config.json)", _vllm),
     Runtime("mlx-lm", "mlx-lm",
-            "mlx-lm utils.load_config (a truthy generation_config.json eos_token_id replaces config.json's) and "
-            "tokenizer_utils.TokenizerWrapper (those ids, else the tokenizer's eos_token_id) @ d78bf58e", _mlx_lm),
+            "mlx-lm 0.32.2 utils.load_config (a truthy generation_config.json eos_token_id replaces config.json's) "
+            "and tokenizer_utils.TokenizerWrapper (those ids and the tokenizer's eos_token_id)", _mlx_lm),
     Runtime("candle", "candle",
             "candle-examples llama/main.rs (config.json eos_token_id, else '</s>'), qwen/main.rs ('<|endoftext|>' "
             "and '<|im_end|>'), gemma/main.rs ('<eos>' and '<end_of_turn>', else '<eos>'), mistral/main.rs "

@@ -53,10 +53,10 @@ def turn_end(template: str, variables: dict[str, str], tokens: set[str]) -> Turn
         return TurnEnd(None, error=reason)
     if "error" in reply:
         return TurnEnd(None, error=reply["error"] or "does not render")
-    return _after_marker(reply["text"], tokens)
+    return after_marker(reply["text"], tokens)
 
 
-def _after_marker(text: str, tokens: set[str]) -> TurnEnd:
+def after_marker(text: str, tokens: set[str]) -> TurnEnd:
     at = text.rfind(MARKER)
     if at < 0:
         return TurnEnd(None, error="does not print the assistant's message")
