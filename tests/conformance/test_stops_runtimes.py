@@ -4,9 +4,10 @@ Each sample gets a loadable tokenizer.json built around its added tokens (a word
 added tokens at their own ids; the samples' trimmed tokenizer.json has no model), then transformers 5.24
 (the test environment's, which has jinja2 to render templates) and 4.57.6 report generate()'s eos ids
 (GenerationConfig) and the tokenizer's eos id, transformers 5.24 the rendered chat template, and mlx-lm
-0.32 the ids its TokenizerWrapper stops on. candle, mistral.rs and llama.cpp are not
-run here: their examples and servers need a full model and vocabulary (their sets are checked against their
-source, runtimes.py says where).
+0.32 the ids its TokenizerWrapper stops on. llama.cpp's real converter writes the GGUF eos of a tiny
+Llama. Not run here: llama.cpp's runtime end-of-generation set (it needs the C++ build), candle's examples
+and mistral.rs (they need a full model and vocabulary to start generating); those sets are read from their
+source, as runtimes.py says where.
 """
 
 from __future__ import annotations
@@ -104,3 +105,33 @@ def test_the_safe_fix_keeps_what_generate_stops_on(pythons, observed, tmp_path):
     assert json.loads((tmp_path / sample / "config.json").read_text())["eos_token_id"] == [128001, 128009]
     stops = predicted(directory)
     assert 128009 in stops.sets["candle"].ids and not stops.missing_turn_end()
+
+
+# llama.cpp's converter: the GGUF eos it writes for a tiny Llama (tokenizer.json holds <unk> 0, <s> 1, </s> 2).
+# case -> (tokenizer_config.json changes, config.json eos_token_id, the GGUF eos cfglint predicts)
+CONVERTER_CASES = {
+    "tokenizer eos wins over config.json's list": ({"eos_token": "</s>"}, [2, 1], 2),
+    "no tokenizer eos: config.json's integer": ({"eos_token": None}, 1, 1),
+    "no tokenizer eos: config.json's list is skipped": ({"eos_token": None}, [2, 1], None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONVERTER_CASES))
+def test_converter_writes_the_predicted_gguf_eos(case, tmp_path):
+    from tests.conformance.llama_cpp_converter import converter_python, ensure_converter
+    from tests.conformance.test_runtimes import TINY_DIMS
+    from tests.conformance.tiny_checkpoint import write_tiny_checkpoint
+    from tests.family import family
+
+    tokenizer, eos, expected = CONVERTER_CASES[case]
+    model = write_tiny_checkpoint(dict(family()["tf4-default"], **TINY_DIMS, num_attention_heads=4, num_key_value_heads=2,
+                                       eos_token_id=eos), tmp_path / "model")
+    config_path = model / "tokenizer_config.json"
+    config = {k: v for k, v in {**json.loads(config_path.read_text()), **tokenizer}.items() if v is not None}
+    config_path.write_text(json.dumps(config))
+    seen = run_probe(converter_python("5.24.0"), "llama_cpp_probe.py", str(model), "--converter", str(ensure_converter()))
+    assert seen["outcome"] == "loads", seen
+    stops = context_of(load(model / "config.json"), [get("llama-cpp")]).stops
+    written = [s.id for s in stops.sets["llama-cpp"].stops if s.origin.startswith("GGUF eos")]
+    assert written == ([] if expected is None else [expected])
+    assert seen["values"]["eos_token_id"] == expected
