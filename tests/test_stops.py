@@ -223,3 +223,12 @@ def test_the_check_process_never_imports_jinja2(tmp_path):
     target = model(tmp_path, dict(BASE, eos_token_id=2), chat())
     proc = subprocess.run([sys.executable, "-c", PROBE, target], cwd=ROOT, capture_output=True, text=True, check=False)
     assert proc.stdout.strip().splitlines()[-1] == "False", proc.stderr
+
+
+def test_the_readme_view_example_is_what_view_prints(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    command = "cfglint view samples/stops-llama-3-8b-instruct"
+    block = (ROOT / "README.md").read_text().split(f"```console\n$ {command}\n...\n", 1)[1].split("```", 1)[0]
+    assert main(["view", "samples/stops-llama-3-8b-instruct"]) == 0
+    out = capsys.readouterr().out
+    assert out[out.index("stop tokens:"):] == block
