@@ -10,14 +10,18 @@ template's own sandboxed expressions runs. Input on stdin, one JSON object: {"te
 """
 
 import json
-import resource
 import sys
 
 MEMORY_LIMIT = 1 << 30  # address space, bytes
 
 
 def main() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    try:
+        import resource
+    except ImportError:  # not on POSIX: the parent's timeout and the output limit still hold
+        pass
+    else:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     request = json.load(sys.stdin)
     try:
         environment = _environment()

@@ -49,7 +49,12 @@ def turn_end(template: str, variables: dict[str, str], tokens: set[str]) -> Turn
     try:
         reply = json.loads(proc.stdout)
     except ValueError:
-        reason = "needs more than 1 GiB to render" if "MemoryError" in proc.stderr else f"renderer exited with {proc.returncode}"
+        if "MemoryError" in proc.stderr:
+            reason = "needs more than 1 GiB to render"
+        elif "No module named 'jinja2'" in proc.stderr:
+            reason = "could not be rendered: jinja2 is not installed"
+        else:
+            reason = f"could not be rendered (the renderer exited with status {proc.returncode})"
         return TurnEnd(None, error=reason)
     if "error" in reply:
         return TurnEnd(None, error=reply["error"] or "does not render")
