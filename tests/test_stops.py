@@ -232,3 +232,13 @@ def test_the_readme_view_example_is_what_view_prints(capsys, monkeypatch):
     assert main(["view", "samples/stops-llama-3-8b-instruct"]) == 0
     out = capsys.readouterr().out
     assert out[out.index("stop tokens:"):] == block
+
+
+def test_a_gguf_reader_would_give_llama_cpp_its_ids(tmp_path, capsys, monkeypatch):
+    from cfglint.stops import files
+
+    target = model(tmp_path, dict(BASE, eos_token_id=2), chat())
+    monkeypatch.setattr(files, "gguf_special_ids", lambda directory: {"eos": 1})  # a GGUF that says <s>
+    runtimes = view(capsys, target)["runtimes"]
+    assert runtimes["llama-cpp"]["ids"] == [1, 3]  # its eos, and <|eot_id|> by its text
+    assert runtimes["llama-cpp"]["from"][0]["origin"] == "GGUF eos (tokenizer.ggml.eos_token_id)"

@@ -59,6 +59,7 @@ def analyse(ctx: Context) -> Stops | None:
         generation_file=generation_file,
         generation_eos=generation.values.get("eos_token_id") if generation is not None else None,
         vocab_size=vocab if type(vocab) is int else None,
+        gguf_ids=tokenizer_files.gguf_special_ids(path.parent),
     )
     stops = Stops(files, inputs, stop_sets(inputs, set(ctx.views)))
     if files.template is not None:

@@ -68,6 +68,7 @@ class Inputs:
     generation_file: bool  # generation_config.json exists and parses as an object
     generation_eos: Any  # generation_config.json's eos_token_id, or config.json's without that file
     vocab_size: int | None
+    gguf_ids: dict[str, int] | None = None  # a GGUF's tokenizer.ggml.*_token_id, when one is beside config.json
 
     @property
     def generation_origin(self) -> str:
@@ -165,6 +166,11 @@ LLAMA_CPP_CONVERTER_EOT = {"gemma": 107}
 
 def _llama_cpp(inputs: Inputs, stops: StopSet) -> None:
     files = inputs.files
+    if inputs.gguf_ids is not None:  # a converted file says itself what it holds
+        for kind in ("eos", "eot", "eom"):
+            stops.add(inputs.gguf_ids.get(kind), f"GGUF {kind} (tokenizer.ggml.{kind}_token_id)")
+        _end_of_generation_texts(files, stops)
+        return
     text = files.special("eos_token", map_wins=False)
     found = files.vocabulary.from_tokenizer_json and text is not None and text in files.vocabulary.by_text
     if found:
@@ -173,6 +179,10 @@ def _llama_cpp(inputs: Inputs, stops: StopSet) -> None:
         stops.add(inputs.config_eos, "GGUF eos (config.json eos_token_id)")  # a list is skipped
     if inputs.model_type in LLAMA_CPP_CONVERTER_EOT:
         stops.add(LLAMA_CPP_CONVERTER_EOT[inputs.model_type], "GGUF eot (written by the converter)")
+    _end_of_generation_texts(files, stops)
+
+
+def _end_of_generation_texts(files: TokenizerFiles, stops: StopSet) -> None:
     for eog in LLAMA_CPP_EOG_TEXTS:
         if eog in files.vocabulary.by_text:
             stops.add(files.vocabulary.by_text[eog], f"end-of-generation text {eog!r}")
