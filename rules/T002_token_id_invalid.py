@@ -1,8 +1,9 @@
 """A stop or special token id points outside the vocabulary, or two files name a different token for it.
 
 ## What it does
-Checks every `eos_token_id` in config.json and generation_config.json against `vocab_size`, and compares
-the text each added token has in tokenizer.json with the one tokenizer_config.json's
+Checks every `eos_token_id` in config.json and generation_config.json against `vocab_size` and against
+tokenizer.json's added tokens (a stop that is an ordinary piece of text is reported as a warning), and
+compares the text each added token has in tokenizer.json with the one tokenizer_config.json's
 `added_tokens_decoder` gives it.
 
 ## Why it matters
@@ -18,7 +19,7 @@ the converter read tokenizer.json, mistral.rs tokenizer_config.json.
 No fix: which id was meant cannot be told from the files.
 """
 
-from cfglint.diagnostics import Effect, Finding
+from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.stops.findings import ids_of
 
 CODE = "T002"
@@ -48,6 +49,12 @@ def check(ctx):
                             if set(outside) & set(s.ids))
             yield Finding(f"{file}'s eos_token_id {', '.join(map(str, outside))} is outside the vocabulary "
                           f"(vocab_size {size}): no model output can match it", at, effects)
+        plain = [v for v in ids_of(value) if v not in outside and stops.files.vocabulary.from_tokenizer_json
+                 and stops.files.vocabulary.by_id and v not in stops.files.vocabulary.by_id]
+        if plain:
+            yield Finding(f"{file}'s eos_token_id {', '.join(map(str, plain))} is no added token of tokenizer.json: "
+                          "generation stops wherever the model writes that ordinary piece of text", at,
+                          severity=Severity.WARNING)
     files = stops.files
     if not files.vocabulary.from_tokenizer_json:
         return

@@ -242,3 +242,17 @@ def test_a_gguf_reader_would_give_llama_cpp_its_ids(tmp_path, capsys, monkeypatc
     runtimes = view(capsys, target)["runtimes"]
     assert runtimes["llama-cpp"]["ids"] == [1, 3]  # its eos, and <|eot_id|> by its text
     assert runtimes["llama-cpp"]["from"][0]["origin"] == "GGUF eos (tokenizer.ggml.eos_token_id)"
+
+
+def test_a_stop_on_an_ordinary_token_is_reported(tmp_path, capsys):
+    target = model(tmp_path, dict(BASE, eos_token_id=[2, 3]), {**chat(), "generation_config.json": {"eos_token_id": [2, 3, 40]}})
+    [t002] = [f for f in check(capsys, target) if f["code"] == "T002"]
+    assert t002["severity"] == "warning" and t002["message"].startswith("generation_config.json's eos_token_id 40 is no added token")
+
+
+def test_added_tokens_decoder_naming_another_token_is_reported(tmp_path, capsys):
+    decoder = {"3": {"content": "<|end|>", "special": True}}
+    target = model(tmp_path, dict(BASE, eos_token_id=[2, 3]), chat(added_tokens_decoder=decoder))
+    messages = [f["message"] for f in check(capsys, target) if f["code"] == "T002"]
+    assert messages == [("token 3 is '<|eot_id|>' in tokenizer.json but '<|end|>' in tokenizer_config.json's added_tokens_decoder: "
+                         "candle and llama.cpp's converter read the first, mistral.rs the second")]
