@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from cfglint.generation import FROM_GENERATION_FILE
 from cfglint.stops import files as tokenizer_files
 from cfglint.stops.files import SPECIAL_KEYS, TokenizerFiles
 from cfglint.stops.runtimes import Inputs, StopSet, stop_sets
@@ -50,7 +51,7 @@ def analyse(ctx: Context) -> Stops | None:
     if not files.any:
         return None
     generation = ctx.generation
-    generation_file = generation is not None and generation.origin == "generation_config.json"
+    generation_file = generation is not None and generation.origin == FROM_GENERATION_FILE
     vocab = ctx.intent.dims.get("vocab_size")
     inputs = Inputs(
         files=files,
