@@ -103,9 +103,11 @@ def _rounded(value: Any) -> Any:
 
 
 def _as_set(value: Any) -> Any:
-    if isinstance(value, list):
-        return frozenset(value)
-    return frozenset([value]) if value is not None else None
+    if value is None:
+        return None
+    values = value if isinstance(value, list) else [value]
+    # Any JSON value can be written here; an object or list entry compares by its text, not as an id.
+    return frozenset(v if isinstance(v, (int, float, str, bool)) else repr(v) for v in values)
 
 
 def show(value: Any) -> str:
