@@ -176,8 +176,9 @@ def _added_tokens(files: TokenizerFiles) -> None:
         start += 1
     try:
         tokens, _ = json.JSONDecoder().raw_decode(text, start)
-    except ValueError as err:
-        files.problems.append(Problem(TOKENIZER, f"added_tokens is not valid JSON ({err.msg})"))
+    except (ValueError, RecursionError) as err:
+        why = err.msg if isinstance(err, json.JSONDecodeError) else type(err).__name__
+        files.problems.append(Problem(TOKENIZER, f"added_tokens is not valid JSON ({why})"))
         return
     if not isinstance(tokens, list):
         files.problems.append(Problem(TOKENIZER, "added_tokens is not a list"))

@@ -71,7 +71,7 @@ def _environment():
     class Generation(Extension):
         """transformers' AssistantTracker marks {% generation %} blocks; the text renders unchanged."""
 
-        tags = frozenset({"generation"})
+        tags = {"generation"}
 
         def parse(self, parser):
             next(parser.stream)

@@ -63,7 +63,7 @@ class Inputs:
     """Everything a runtime's stop set depends on."""
 
     files: TokenizerFiles
-    model_type: str
+    model_type: str | None
     config_eos: Any  # config.json's eos_token_id (the model config's; text_config's in a multimodal file)
     generation_file: bool  # generation_config.json exists and parses as an object
     generation_eos: Any  # generation_config.json's eos_token_id, or config.json's without that file
@@ -128,7 +128,7 @@ def _candle(inputs: Inputs, stops: StopSet) -> None:
         else:
             stops.add_named(inputs.files, "</s>", "by name")
         return
-    for text, fallback in CANDLE_NAMED.get(inputs.model_type, ()):
+    for text, fallback in CANDLE_NAMED.get(inputs.model_type or "", ()):
         if stops.add_named(inputs.files, text, "by name"):
             continue
         if fallback is None and inputs.files.vocabulary.from_tokenizer_json:
