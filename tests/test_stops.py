@@ -256,3 +256,26 @@ def test_added_tokens_decoder_naming_another_token_is_reported(tmp_path, capsys)
     messages = [f["message"] for f in check(capsys, target) if f["code"] == "T002"]
     assert messages == [("token 3 is '<|eot_id|>' in tokenizer.json but '<|end|>' in tokenizer_config.json's added_tokens_decoder: "
                          "candle and llama.cpp's converter read the first, mistral.rs the second")]
+
+
+def test_a_template_is_rendered_once_per_run(monkeypatch):
+    """Model directories that share a chat template (a tree of fine-tunes) start one renderer between them."""
+    import subprocess
+
+    from cfglint.stops import template
+
+    template._rendered.cache_clear()
+    started = []
+    real_run = subprocess.run
+
+    def counting_run(*args, **kwargs):
+        started.append(args)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(template.subprocess, "run", counting_run)
+    text = "{% for m in messages %}{{ m['content'] }}<|end|>{% endfor %}"
+    first = template.turn_end(text, {"eos_token": "</s>"}, {"<|end|>", "</s>"})
+    second = template.turn_end(text, {"eos_token": "</s>"}, {"<|end|>"})
+    other = template.turn_end(text + " ", {"eos_token": "</s>"}, {"<|end|>"})
+    assert (first.token, second.token, other.token) == ("<|end|>", "<|end|>", "<|end|>")
+    assert len(started) == 2  # the second call found the first's rendering; a different text renders anew

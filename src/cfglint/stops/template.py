@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 TIMEOUT = 5.0  # seconds for the whole render, process start included
@@ -36,7 +37,14 @@ class TurnEnd:
 def turn_end(template: str, variables: dict[str, str], tokens: set[str]) -> TurnEnd:
     """`variables` are the special tokens the template may print (bos_token, eos_token, ...); `tokens` the
     texts of the added tokens, among which the end of turn is looked for."""
-    request = {"template": template, "conversations": CONVERSATIONS, "variables": variables, "limit": OUTPUT_LIMIT}
+    rendered = _rendered(template, json.dumps(variables, sort_keys=True))
+    return rendered if isinstance(rendered, TurnEnd) else after_marker(rendered, tokens)
+
+
+@lru_cache(maxsize=256)  # a tree of fine-tunes shares a few templates: render each once per run
+def _rendered(template: str, variables: str) -> TurnEnd | str:
+    """The rendered conversation (`variables` as JSON), or why it could not be rendered."""
+    request = {"template": template, "conversations": CONVERSATIONS, "variables": json.loads(variables), "limit": OUTPUT_LIMIT}
     try:
         proc = subprocess.run(
             [sys.executable, "-E", "-c", CHILD.read_text(encoding="utf-8")],
@@ -58,7 +66,7 @@ def turn_end(template: str, variables: dict[str, str], tokens: set[str]) -> Turn
         return TurnEnd(None, error=reason)
     if "error" in reply:
         return TurnEnd(None, error=reply["error"] or "does not render")
-    return after_marker(reply["text"], tokens)
+    return str(reply["text"])
 
 
 def after_marker(text: str, tokens: set[str]) -> TurnEnd:
