@@ -1,0 +1,162 @@
+"""The logits check on every family beyond Llama: tiny random checkpoints that transformers 5 writes itself.
+
+Each family's checkpoint is built from cfglint's family base config resaved by transformers 5 (the
+transformers 5 layout, where RoPE lives in rope_parameters). The readings cfglint's findings call
+divergent must diverge, the others agree exactly; after `cfglint fix --write` every reading agrees
+within the tolerance with equal greedy tokens, but for what the fixed file's findings still name (a
+runtime's hard-coded behaviour no config edit reaches) and the one gap listed in REMAINING.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from cfglint import consumers, document
+from cfglint.cli import main
+from cfglint.compat import FAMILY_BASES
+from cfglint.engine import context_of
+from cfglint.logits import check, readings
+from cfglint.logits.check import AGREES, DIVERGES, NOT_RUN
+from cfglint.logits.family import NotReproducible
+from cfglint.logits.readings import RUNS
+
+from ..families import resaved
+from .conftest import write_tiny_family
+
+TOLERANCE = 1e-4
+TOKENS = 8
+FAMILIES = ("qwen2", "qwen3", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text", "phi3")
+# After the fix, the readings that still differ, and whether a finding of the fixed file names them.
+REMAINING = {
+    "gemma": {"mlx-lm": True, "llama-cpp": False},  # mlx-lm's gelu (A003); llama.cpp's Gemma theta 10000, unnamed
+    "gemma2": {"candle": True, "transformers-4": True, "llama-cpp": True},  # windows (A005), scale (A006), capping (A007)
+}
+
+
+@pytest.fixture(scope="module")
+def family_dirs(tmp_path_factory):
+    """family_dirs(family, fixed) -> a tiny checkpoint directory, the fixed one a copy repaired by `cfglint fix --write`."""
+    made: dict[tuple[str, bool], object] = {}
+
+    def make(family: str, fixed: bool = False):
+        if (family, fixed) not in made:
+            if not fixed:
+                made[family, fixed] = write_tiny_family(tmp_path_factory.mktemp(family), resaved(FAMILY_BASES[family]))
+            else:
+                directory = tmp_path_factory.mktemp(f"{family}-fixed")
+                shutil.copytree(make(family), directory, dirs_exist_ok=True)
+                assert main(["fix", "--write", str(directory)]) == 0
+                made[family, fixed] = directory
+        return made[family, fixed]
+
+    return make
+
+
+# Findings about what a runtime computes with (the config's values, its load, its weights), not its dtype or sampling.
+_COMPUTATION_RULES = ("A", "R", "L", "W")
+
+
+def _named_by_findings(directory, capsys) -> set[str]:
+    capsys.readouterr()
+    main(["check", "--format", "json", str(directory)])
+    findings = json.loads(capsys.readouterr().out)
+    return {name for f in findings if f["code"].startswith(_COMPUTATION_RULES) for name in f["consumers"]}
+
+
+@pytest.fixture(scope="module")
+def compared(family_dirs, prompt_ids):
+    """compared(family, fixed) -> (reference, plans, reference ids, comparisons), computed once each."""
+    done: dict[tuple[str, bool], tuple] = {}
+
+    def run(family: str, fixed: bool = False):
+        if (family, fixed) not in done:
+            directory = family_dirs(family, fixed)
+            ctx = context_of(document.load(directory / "config.json"), [consumers.get(n) for n in consumers.names()])
+            plans = readings.plan(ctx)
+            reference = check.TransformersReference(directory)
+            ids, _, comparisons = check.compare(reference, plans, prompt_ids, TOKENS, TOLERANCE)
+            done[family, fixed] = (reference, plans, ids, comparisons)
+        return done[family, fixed]
+
+    return run
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_readings_the_findings_call_divergent_diverge_and_the_others_agree_exactly(family, family_dirs, compared, capsys):
+    named = _named_by_findings(family_dirs(family), capsys)
+    _, plans, reference_ids, comparisons = compared(family)
+    assert comparisons["transformers-5"].verdict == AGREES and comparisons["transformers-5"].all_positions == 0.0
+    for name, c in comparisons.items():
+        if plans[name].status != RUNS:
+            assert c.message, name
+        elif name in named:
+            # Random tiny weights make every misreading large: 0.01 is a hundred times the tolerance.
+            assert c.verdict == DIVERGES and c.all_positions > 0.01, (name, c)
+        else:
+            assert c.verdict == AGREES and c.all_positions == 0.0 and list(c.greedy_ids) == reference_ids, (name, c)
+    assert any(plans[n].status == RUNS for n in named), "every family's transformers-5 file misleads a runtime that runs"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_after_the_fix_every_reading_agrees_but_what_no_edit_reaches(family, family_dirs, compared, capsys):
+    named = _named_by_findings(family_dirs(family, fixed=True), capsys)
+    _, plans, reference_ids, comparisons = compared(family, fixed=True)
+    remaining = {}
+    for name, c in comparisons.items():
+        if plans[name].status != RUNS:
+            continue
+        if c.verdict == AGREES:
+            assert c.all_positions <= TOLERANCE and list(c.greedy_ids) == reference_ids
+        else:
+            remaining[name] = name in named
+    assert remaining == REMAINING.get(family, {})
+
+
+def test_a_runtime_without_a_loader_or_a_profile_value_is_named_not_run(compared):
+    _, _, _, comparisons = compared("gemma3_text")
+    assert comparisons["mistralrs"].verdict == NOT_RUN
+    assert comparisons["mistralrs"].message == "mistral.rs 0.9 has no gemma3_text loader"
+    assert comparisons["mlx-lm"].verdict == NOT_RUN
+    assert "tie_word_embeddings" in comparisons["mlx-lm"].message
+
+
+def test_a_reading_the_family_code_cannot_compute_is_not_run_with_its_reason(compared, prompt_ids):
+    reference, plans, _, _ = compared("qwen2")
+    values = dict(plans["transformers-5"].values, attn_logit_softcapping=30.0)
+    with pytest.raises(NotReproducible, match="attn_logit_softcapping 30.0"):
+        reference.reading(values)
+    comparison = check._run_reading(
+        reference, readings.Plan("x", RUNS, values), prompt_ids, (reference.logits(prompt_ids), []), lambda ids: None, lambda i: None
+    )
+    assert comparison.verdict == NOT_RUN and "Qwen2ForCausalLM cannot compute with attn_logit_softcapping" in comparison.message
+
+
+@pytest.mark.parametrize("family", ("mixtral", "gemma2", "qwen2"))
+def test_every_reading_computes_with_the_reference_s_own_tensors(family, compared):
+    """One copy of the weights: a reading's parameters are the reference's, but for biases it zeroes."""
+    reference, plans, _, _ = compared(family)
+    held = {p.data_ptr() for p in reference.model.parameters()}
+    for values in ({**plans["transformers-5"].values}, {**plans["transformers-5"].values, "attention_bias": False}):
+        reading = reference.reading(values)
+        for name, parameter in reading.model.named_parameters():
+            if values["attention_bias"] is False and name.endswith(".bias"):
+                assert not parameter.any(), name
+            else:
+                assert parameter.data_ptr() in held, name
+
+
+def test_values_the_config_cannot_say_are_patched_on_the_modules(compared, prompt_ids):
+    """Gemma's config rewrites hidden_act "gelu" to the tanh form; a runtime that keeps the exact GELU is still run."""
+    import torch
+
+    reference, plans, _, _ = compared("gemma")
+    intent = plans["transformers-5"].values
+    exact = reference.reading({**intent, "hidden_act": "gelu"}).logits(prompt_ids)
+    same = reference.reading(dict(intent)).logits(prompt_ids)
+    assert torch.equal(same, reference.logits(prompt_ids))
+    assert 0 < (exact - same).abs().max().item() < 0.1  # the two GELUs differ by little, but they differ
+    scaled = reference.reading({**intent, "query_pre_attn_scalar": 64}).logits(prompt_ids)
+    assert (scaled - same).abs().max().item() > 0.01
