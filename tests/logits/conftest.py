@@ -47,11 +47,14 @@ def write_tiny_llama(directory: Path, seed: int = 0, **overrides) -> Path:
 
 
 def write_tiny_family(directory: Path, config: dict, seed: int = 0) -> Path:
-    """Save a seeded random model of config's family, as transformers 5 builds and writes it (float32)."""
+    """Save a seeded random model of config's family, as transformers 5 builds and writes it (float32), with
+    the Llama-2-style byte-fallback tokenizer the runtimes' own tests use (mistral.rs needs byte fallback)."""
     import json
 
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
+
+    from tests.conformance.tiny_checkpoint import write_tokenizer
 
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "config.json").write_text(json.dumps(config))
@@ -59,7 +62,7 @@ def write_tiny_family(directory: Path, config: dict, seed: int = 0) -> Path:
     model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(directory))
     _randomise(model)
     model.save_pretrained(directory)
-    write_tiny_tokenizer(directory)
+    write_tokenizer(directory, int(config["vocab_size"]))
     return directory
 
 

@@ -160,3 +160,85 @@ def test_values_the_config_cannot_say_are_patched_on_the_modules(compared, promp
     assert 0 < (exact - same).abs().max().item() < 0.1  # the two GELUs differ by little, but they differ
     scaled = reference.reading({**intent, "query_pre_attn_scalar": 64}).logits(prompt_ids)
     assert (scaled - same).abs().max().item() > 0.01
+
+
+# The real runtimes compute in float32 with their own kernels (mlx's GEMM and fused norms, candle's under
+# mistral.rs), summing in their own order: on these logits (magnitude below 10) that leaves at most a few
+# 1e-5 (measured 3.7e-5 for mlx-lm's Gemma, 2.9e-5 for mistral.rs' Gemma 2 log-probs). 1e-3 allows for other
+# CPUs and BLAS builds and stays 100x below every misreading of the transformers 5 layout here (asserted
+# below), so a match cannot be a match with the wrong reading. (After the fix, mlx-lm's exact GELU for Gemma
+# differs from the tanh form by only 2e-3: there the match is with the prediction, not a proof against it.)
+RUNTIME_TOLERANCE = 1e-3
+RUNTIME_PROMPT = "The capital of France is"
+MLX_REQUIREMENTS = ["mlx[cpu]", "mlx-lm"]
+MISTRALRS_REQUIREMENTS = ["mistralrs==0.9.5"]
+MISTRALRS_FAMILIES = ("qwen2", "qwen3", "mistral", "mixtral", "gemma", "gemma2", "phi3")  # mistral.rs has no gemma3_text
+
+
+def _runtime_prompt(directory) -> list[int]:
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_file(str(directory / "tokenizer.json")).encode(RUNTIME_PROMPT).ids
+
+
+def _prediction(compared, family: str, fixed: bool, consumer: str, ids: list[int]):
+    reference, plans, _, comparisons = compared(family, fixed)
+    plan = plans[consumer]
+    assert plan.status == RUNS, plan.message
+    return reference, reference.reading(dict(plan.values)), comparisons[consumer].verdict == DIVERGES
+
+
+def test_the_check_predicts_real_mlx_lm_for_every_family_it_runs(family_dirs, compared):
+    import torch
+
+    from tests.conformance.venvs import run_probe, runtime_python
+
+    cases = [(family, fixed) for family in FAMILIES if family != "gemma3_text" for fixed in (False, True)]
+    dirs = {case: family_dirs(*case) for case in cases}
+    ids = _runtime_prompt(dirs[cases[0]])
+    probe = run_probe(runtime_python("mlx-lm", MLX_REQUIREMENTS), "mlx_lm_logits_probe.py", ",".join(map(str, ids)),
+                      *(str(d) for d in dirs.values()))
+    misread = 0
+    for case, directory in dirs.items():
+        observed = probe["results"][str(directory)]
+        assert observed["outcome"] == "loads", (case, observed["message"])
+        real = torch.tensor(observed["values"]["logits"])
+        reference, reading, diverges = _prediction(compared, *case, "mlx-lm", ids)
+        assert (reading.logits(ids) - real).abs().max().item() < RUNTIME_TOLERANCE, case
+        if diverges and not case[1]:  # real mlx-lm is as far from transformers 5 as the check says
+            misread += 1
+            assert (reference.logits(ids) - real).abs().max().item() > 100 * RUNTIME_TOLERANCE, case
+    assert misread >= 6  # the transformers-5 layout misleads mlx-lm's RoPE base in six of the seven
+
+
+def test_the_check_predicts_real_mistralrs_for_every_family_it_loads(family_dirs, compared):
+    import torch
+
+    from tests.conformance.venvs import run_probe, runtime_python
+
+    greedy = 8
+    cases = [(family, True) for family in MISTRALRS_FAMILIES] + [("mistral", False)]  # the others fail unfixed
+    dirs = {case: family_dirs(*case) for case in cases}
+    ids = _runtime_prompt(dirs[cases[0]])
+    probe = run_probe(runtime_python("mistralrs", MISTRALRS_REQUIREMENTS), "mistralrs_logits_probe.py",
+                      ",".join(map(str, ids)), str(greedy), *(str(d) for d in dirs.values()), timeout=900)
+    for case, directory in dirs.items():
+        observed = probe["results"][str(directory)]
+        assert observed["outcome"] == "loads", (case, observed["message"])
+        _, reading, _ = _prediction(compared, *case, "mistralrs", ids)
+        predicted = torch.log_softmax(reading.logits(ids)[-1], dim=-1)
+        assert (predicted - torch.tensor(observed["values"]["logprobs"])).abs().max().item() < RUNTIME_TOLERANCE, case
+        assert check.greedy(reading, ids, greedy) == observed["values"]["greedy_ids"], case
+
+
+def test_real_mistralrs_refuses_what_the_check_says_it_refuses(family_dirs, compared):
+    from tests.conformance.venvs import run_probe, runtime_python
+
+    dirs = {family: family_dirs(family) for family in MISTRALRS_FAMILIES if family != "mistral"}
+    probe = run_probe(runtime_python("mistralrs", MISTRALRS_REQUIREMENTS), "mistralrs_logits_probe.py", "1,2", "1",
+                      *(str(d) for d in dirs.values()), timeout=900)
+    for family, directory in dirs.items():
+        observed = probe["results"][str(directory)]
+        _, _, _, comparisons = compared(family)
+        assert comparisons["mistralrs"].verdict == check.FAILS
+        assert observed["outcome"] == "error" and observed["message"].startswith(comparisons["mistralrs"].message), family
