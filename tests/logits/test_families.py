@@ -242,3 +242,18 @@ def test_real_mistralrs_refuses_what_the_check_says_it_refuses(family_dirs, comp
         _, _, _, comparisons = compared(family)
         assert comparisons["mistralrs"].verdict == check.FAILS
         assert observed["outcome"] == "error" and observed["message"].startswith(comparisons["mistralrs"].message), family
+
+
+@pytest.mark.parametrize(
+    ("change", "verdict", "reason"),
+    [
+        ({"layer_types": ["full_attention"]}, NOT_RUN, "Gemma2ForCausalLM cannot compute with"),  # one type, four layers
+        ({"hidden_act": "no-such-activation"}, NOT_RUN, "Gemma2ForCausalLM cannot be built with these values"),
+        ({"num_key_value_heads": 3}, check.FAILS, "model.layers.0.self_attn.k_proj.weight has shape (32, 64)"),
+    ],
+)
+def test_values_transformers_does_not_take_are_named_not_a_traceback(compared, prompt_ids, change, verdict, reason):
+    reference, plans, _, _ = compared("gemma2")
+    plan = readings.Plan("x", RUNS, {**plans["transformers-5"].values, **change})
+    comparison = check._run_reading(reference, plan, prompt_ids, (reference.logits(prompt_ids), []), lambda ids: None, lambda i: None)
+    assert comparison.verdict == verdict and reason in comparison.message and "\n" not in comparison.message

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 import torch
 
-from .family import NotReproducible
+from .family import NotReproducible, one_line
 from .progress import Progress
 from .readings import AGREES, DIVERGES, FAILS, NOT_RUN, RUNS, Plan
 from .reference import TransformersReference
@@ -209,17 +209,12 @@ def load(model_dir: Path, progress: Progress) -> tuple[TransformersReference, An
         try:
             reference = TransformersReference(model_dir)
         except (OSError, ValueError, KeyError, RuntimeError) as err:
-            raise LogitsError(f"transformers 5 cannot load the model: {_one_line(err)}") from None
+            raise LogitsError(f"transformers 5 cannot load the model: {one_line(err)}") from None
         try:
             tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
         except (OSError, ValueError, KeyError, TypeError):
             tokenizer = None
     return reference, tokenizer
-
-
-def _one_line(err: BaseException) -> str:
-    text = " ".join(line.strip() for line in str(err).splitlines() if line.strip())
-    return text or type(err).__name__
 
 
 def encode(tokenizer: Any, prompt: str, model_dir: Path) -> list[int]:

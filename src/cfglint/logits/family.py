@@ -57,6 +57,15 @@ class NotReproducible(ReadingError):
     """transformers' modeling code for the family cannot compute what this reading computes."""
 
 
+# What transformers' config validation and modeling code raise on values they do not take.
+_MODEL_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, RuntimeError, ZeroDivisionError)
+
+
+def one_line(err: BaseException) -> str:
+    text = " ".join(line.strip() for line in str(err).splitlines() if line.strip())
+    return text or type(err).__name__
+
+
 def _rope_parameters(old: Mapping[str, Any] | None, values: Mapping[str, Any]) -> dict[str, Any]:
     scaling = dict(values.get("rope_scaling") or {})
     rope_type = scaling.pop("rope_type", scaling.pop("type", "default"))
@@ -187,12 +196,23 @@ class FamilyReading(ModelLogits):
         wrong = _unreproduced(values, built)
         if wrong:
             raise NotReproducible(f"{model_class.__name__} cannot compute with {'; '.join(wrong)}")
-        config = model_class.config_class.from_dict(config_dict)
-        config._attn_implementation = "eager"
-        with _parameters_on_meta():
-            self.model = model_class(config).eval()
+        try:
+            config = model_class.config_class.from_dict(config_dict)
+            config._attn_implementation = "eager"
+            with _parameters_on_meta():
+                self.model = model_class(config).eval()
+        except _MODEL_ERRORS as err:
+            raise NotReproducible(f"{model_class.__name__} cannot be built with these values: {one_line(err)}") from None
         self._assign(values, tensors, stored)
         self._patch(values, built)
+
+    @torch.inference_mode()
+    def logits(self, input_ids: Sequence[int] | torch.Tensor) -> torch.Tensor:
+        try:
+            return super().logits(input_ids)
+        except _MODEL_ERRORS as err:
+            # transformers' code refuses the values where the runtime's own may not: not run, with why.
+            raise NotReproducible(f"{type(self.model).__name__} fails with these values: {one_line(err)}") from None
 
     def _assign(self, values: Mapping[str, Any], tensors: Mapping[str, torch.Tensor], stored: frozenset[str]) -> None:
         tie = bool(values["tie_word_embeddings"])
