@@ -257,3 +257,26 @@ def test_values_transformers_does_not_take_are_named_not_a_traceback(compared, p
     plan = readings.Plan("x", RUNS, {**plans["transformers-5"].values, **change})
     comparison = check._run_reading(reference, plan, prompt_ids, (reference.logits(prompt_ids), []), lambda ids: None, lambda i: None)
     assert comparison.verdict == verdict and reason in comparison.message and "\n" not in comparison.message
+
+
+def test_check_logits_on_a_family_directory_attaches_the_figures_to_its_findings(family_dirs, capsys):
+    directory = family_dirs("gemma2")
+    capsys.readouterr()
+    code = main(["check", str(directory), "--logits", "--tokens", "4", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "no finding names it" not in err
+    findings = {f["code"]: f for f in json.loads(out)}
+    figures = findings["A007"]["logits"]["consumers"]  # transformers 4 drops the attention soft-capping
+    assert set(figures) == {"transformers-4"} and figures["transformers-4"]["verdict"] == DIVERGES
+    assert findings["R001"]["logits"]["consumers"]["mistralrs"]["verdict"] == check.FAILS
+
+
+def test_check_logits_names_a_multimodal_file_it_does_not_run(tmp_path, capsys):
+    from ..families import multimodal, variants
+
+    (tmp_path / "config.json").write_text(json.dumps(multimodal(variants("gemma3_text")["base"])))
+    capsys.readouterr()
+    code = main(["check", str(tmp_path), "--logits", "--format", "concise"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{tmp_path / 'config.json'}: --logits: not run: the multimodal gemma3 (only text models' checkpoints are run)" in err
