@@ -280,3 +280,13 @@ def test_check_logits_names_a_multimodal_file_it_does_not_run(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert f"{tmp_path / 'config.json'}: --logits: not run: the multimodal gemma3 (only text models' checkpoints are run)" in err
+
+
+def test_a_value_the_profile_leaves_out_is_not_guessed_from_the_reference(compared):
+    reference, plans, _, _ = compared("gemma2")
+    values = {k: v for k, v in plans["transformers-5"].values.items() if k != "attn_logit_softcapping"}
+    with pytest.raises(NotReproducible, match="does not say which attn_logit_softcapping it uses"):
+        reference.reading(values)
+    reference, plans, _, _ = compared("qwen2")  # no soft-capping in the family: leaving it out is saying none
+    values = {k: v for k, v in plans["transformers-5"].values.items() if k != "attn_logit_softcapping"}
+    assert reference.reading(values).model.config.model_type == "qwen2"

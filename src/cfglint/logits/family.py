@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from cfglint.reading import ALL_KEYS, same
+from cfglint.reading import ALL_KEYS, FAMILY_KEYS, same
 
 from .spec import ReadingError
 
@@ -49,6 +49,8 @@ _DIRECT = (
 )
 # What "the runtime has no such feature" is worth for a key a profile may leave out.
 _NEUTRAL = {"partial_rotary_factor": 1.0}
+# RoPE types whose frequencies depend on the trained context length.
+_NEEDS_CONTEXT = ("dynamic", "yarn", "longrope")
 # Gemma 3 keeps one RoPE per layer type; its local layers read rope_local_base_freq without scaling.
 _FULL, _SLIDING = "full_attention", "sliding_attention"
 
@@ -127,6 +129,24 @@ def _config_for(reference: Mapping[str, Any], values: Mapping[str, Any]) -> tupl
     return config, built
 
 
+def _absent_means_none(key: str, value: Any, built: Mapping[str, Any]) -> bool:
+    """Whether a profile leaving key out (the runtime has no such feature) computes as `value` does."""
+    if key == "layer_types":
+        return _no_sliding_layer(built)
+    if key == "query_pre_attn_scalar":
+        return value is None or same(key, value, built.get("head_dim"))
+    return value is None or value == _NEUTRAL.get(key)
+
+
+def _unsaid(values: Mapping[str, Any], built: Mapping[str, Any]) -> list[str]:
+    """Keys a profile leaves out whose value the reference computes with: the reading would be a guess."""
+    out = [key for key in FAMILY_KEYS if key not in values and not _absent_means_none(key, built.get(key), built)]
+    scaling = values.get("rope_scaling") or {}
+    if "max_position_embeddings" not in values and scaling.get("rope_type", scaling.get("type")) in _NEEDS_CONTEXT:
+        out.append("max_position_embeddings")
+    return out
+
+
 def _unreproduced(values: Mapping[str, Any], built: Mapping[str, Any]) -> list[str]:
     out = []
     for key in ALL_KEYS:
@@ -193,6 +213,9 @@ class FamilyReading(ModelLogits):
     def __init__(self, model_class: type, reference_config: Mapping[str, Any], values: Mapping[str, Any],
                  tensors: Mapping[str, torch.Tensor], stored: frozenset[str]):
         config_dict, built = _config_for(reference_config, values)
+        unsaid = _unsaid(values, built)
+        if unsaid:
+            raise NotReproducible(f"the runtime's profile does not say which {', '.join(unsaid)} it uses")
         wrong = _unreproduced(values, built)
         if wrong:
             raise NotReproducible(f"{model_class.__name__} cannot compute with {'; '.join(wrong)}")
