@@ -70,6 +70,7 @@ FIXTURES: dict[str, dict] = {
              "fixed": {"rope_theta": 500000.0}},
     "R004": {"config": llama(rope_scaling={"type": "linear", "factor": 2.0}), "expect": [("R004", "/rope_scaling")]},
     "R005": {"config": llama(rope_scaling={"rope_type": "dynamic", "factor": 2.0}), "expect": [("R005", "/rope_scaling")]},
+    "R006": {"config": family("gemma", rope_theta=100000.0), "expect": [("R006", "/rope_theta")]},
     "S001": {"config": llama(temperature=0.7, top_k=20), "expect": [("S001", "/temperature")]},
     "S002": {"config": llama(), "files": {"generation_config.json": SAMPLING}, "expect": [("S002", "")]},
     "S003": {"config": llama(), "files": {"generation_config.json": dict(SAMPLING, top_p=0.9)}, "expect": [("S003", "")]},
