@@ -8,6 +8,8 @@ ends a turn with.
 transformers' DataCollatorForLanguageModeling (the causal-LM collator Trainer and TRL use) sets every
 label equal to the pad id to -100 (checked with 5.24), so every EOS in the training data is left out of
 the loss: a model fine-tuned from these files is never taught to stop, and then runs on in every runtime.
+The files serve inference as they are (official instruct models ship this way), so it is reported as
+information for whoever fine-tunes from them, not as a failure.
 
 ## Example
 SmolLM2-135M-Instruct: `"pad_token": "<|im_end|>"` and `"eos_token": "<|im_end|>"`.
@@ -21,7 +23,7 @@ from cfglint.stops.findings import token
 
 CODE = "T004"
 NAME = "pad-is-eos"
-SEVERITY = "warning"
+SEVERITY = "info"
 
 
 def check(ctx):
