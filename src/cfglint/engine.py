@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -31,19 +32,25 @@ def context_of(doc: Document, consumers: list[Consumer], weights: Weights | None
         return Context(doc, None, {})
     intent = intent_of(doc.data)
     views = {c.name: c.view(doc, intent) for c in consumers}
+    listing = model_directory_listing(doc)
     if weights is BESIDE:
-        found = weights_beside(doc)
+        found = find_weights(doc.path.parent, listing) if listing is not None else None
     else:  # shared across contexts (fix rounds): each gets its own cache, since plans depend on the config
         found = replace(weights, cache={}) if weights is not None else None
-    return Context(doc, intent, views, found, generation=load_generation(doc))
+    return Context(doc, intent, views, found, generation=load_generation(doc, listing), listing=listing)
 
 
-def weights_beside(doc: Document) -> Weights | None:
-    """The checkpoint in a model directory: only for a config.json that is a file on disk."""
+def model_directory_listing(doc: Document) -> frozenset[str] | None:
+    """The names of the files beside a config.json that is a file on disk (one directory read for the
+    weights, the generation settings and the tokenizer files); None for any other document."""
     path = doc.path
-    if path.name != "config.json" or not path.is_file():
+    if path.name != "config.json":
         return None
-    return find_weights(path.parent)
+    try:
+        names = frozenset(e.name for e in os.scandir(path.parent) if e.is_file())
+    except OSError:
+        return None
+    return names if path.name in names else None
 
 
 def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]:

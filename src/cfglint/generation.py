@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from cfglint import document
 from cfglint.document import Document
@@ -69,11 +69,13 @@ class Generation:
         return self.file is not None or any(self.written(k) for k in SAMPLER_KEYS)
 
 
-def load(config_doc: Document) -> Generation:
-    """Resolve the generation settings for the config in config_doc, reading generation_config.json beside it."""
+def load(config_doc: Document, listing: Collection[str] | None = None) -> Generation:
+    """Resolve the generation settings for the config in config_doc, reading generation_config.json beside it
+    (`listing`: the directory's files, when already listed)."""
     file: Document | None = None
     # Only a model directory's config.json has a generation_config.json that transformers would read.
-    if config_doc.path.name == "config.json" and beside(config_doc.path).is_file():
+    path = config_doc.path
+    if path.name == "config.json" and (beside(path).name in listing if listing is not None else beside(path).is_file()):
         try:
             file = document.load(beside(config_doc.path))
         except OSError:

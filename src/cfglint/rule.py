@@ -41,6 +41,7 @@ class Context:
     weights: Weights | None = None  # the checkpoint beside config.json (headers only); None when there is none
     generation: Generation | None = None  # generate()'s settings, from generation_config.json or config.json
     remote: Remote | None = None  # the Hub repository the files come from; None for a local directory
+    listing: frozenset[str] | None = None  # the files beside config.json, when it is a file in a directory
 
     @property
     def root(self) -> str:

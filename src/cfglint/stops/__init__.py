@@ -44,10 +44,9 @@ class Stops:
 def analyse(ctx: Context) -> Stops | None:
     """None for a file that is not a model directory's config.json, not a readable config, or one without
     tokenizer files beside it (the stop sets would only repeat the eos_token_id that `view` shows)."""
-    path = ctx.doc.path
-    if ctx.intent is None or path.name != "config.json" or not path.is_file():
+    if ctx.intent is None or ctx.listing is None:
         return None
-    files = tokenizer_files.load(path.parent)
+    files = tokenizer_files.load(ctx.doc.path.parent, ctx.listing)
     if not files.any:
         return None
     generation = ctx.generation
@@ -60,7 +59,7 @@ def analyse(ctx: Context) -> Stops | None:
         generation_file=generation_file,
         generation_eos=generation.values.get("eos_token_id") if generation is not None else None,
         vocab_size=vocab if type(vocab) is int else None,
-        gguf_ids=tokenizer_files.gguf_special_ids(path.parent),
+        gguf_ids=tokenizer_files.gguf_special_ids(ctx.doc.path.parent),
     )
     stops = Stops(files, inputs, stop_sets(inputs, set(ctx.views)))
     if files.template is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from cfglint import document
 from cfglint.document import Document
@@ -97,9 +97,10 @@ def token_text(value: Any) -> str | None:
     return None
 
 
-def load(directory: Path) -> TokenizerFiles:
+def load(directory: Path, listing: Collection[str] | None = None) -> TokenizerFiles:
+    """The tokenizer files of a model directory; `listing`, its files when already listed."""
     files = TokenizerFiles(directory)
-    files.present = {n for n in NAMES if (directory / n).is_file()}
+    files.present = {n for n in NAMES if n in listing} if listing is not None else {n for n in NAMES if (directory / n).is_file()}
     if TOKENIZER_CONFIG in files.present:
         files.config_doc, files.config = _object(files, TOKENIZER_CONFIG)
         files.decoder = _decoder(files)

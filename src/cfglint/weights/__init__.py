@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Collection
 
 if TYPE_CHECKING:
     from cfglint.weights.checkpoint import Problem, Tensor, Weights
@@ -31,12 +31,14 @@ def is_pickle(name: str) -> bool:
     return any(fnmatchcase(name, p) for p in PICKLE_PATTERNS)
 
 
-def find(directory: Path) -> Weights | None:
-    """The weights in a model directory, or None when it holds no weight files at all."""
-    try:
-        names = {e.name for e in os.scandir(directory) if e.is_file()}
-    except OSError:
-        return None
+def find(directory: Path, names: Collection[str] | None = None) -> Weights | None:
+    """The weights in a model directory, or None when it holds no weight files at all; `names`, the files
+    in it when already listed."""
+    if names is None:
+        try:
+            names = {e.name for e in os.scandir(directory) if e.is_file()}
+        except OSError:
+            return None
     if not any(n == INDEX or is_shard(n) or is_pickle(n) for n in names):
         return None
     from cfglint.weights.checkpoint import read_directory

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,7 +70,7 @@ class Weights:
         return sum(t.numel for t in self.tensors.values())
 
 
-def read_directory(directory: Path, names: set[str]) -> Weights | None:
+def read_directory(directory: Path, names: Collection[str]) -> Weights | None:
     """The weights among a model directory's files (`names`), or None when none of them is a weight file."""
     return assemble(
         Weights(directory), names,
@@ -82,7 +82,7 @@ def read_directory(directory: Path, names: set[str]) -> Weights | None:
 
 def assemble(
     weights: Weights,
-    names: set[str],
+    names: Collection[str],
     index: Callable[[Weights], dict[str, str] | None],
     header: Callable[[str], Header],
     place: str,
@@ -110,7 +110,7 @@ def assemble(
     return weights
 
 
-def _read_sharded(weights: Weights, names: set[str], model_files: list[str], index, header, place: str) -> None:
+def _read_sharded(weights: Weights, names: Collection[str], model_files: list[str], index, header, place: str) -> None:
     weight_map = index(weights)
     if weight_map is None:
         weights.complete = False
