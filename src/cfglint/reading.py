@@ -103,9 +103,14 @@ def _rounded(value: Any) -> Any:
 
 
 def _as_set(value: Any) -> Any:
-    if isinstance(value, list):
-        return frozenset(value)
-    return frozenset([value]) if value is not None else None
+    if value is None:
+        return None
+    return frozenset(_hashable(v) for v in (value if isinstance(value, list) else [value]))
+
+
+def _hashable(value: Any) -> Any:
+    # Any JSON value can be written as a token id; a list or object stands for itself by its text.
+    return (type(value).__name__, repr(value)) if isinstance(value, (list, dict)) else value
 
 
 def show(value: Any) -> str:

@@ -11,6 +11,7 @@ would crash on them is described by its fields' types, not here.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from functools import lru_cache
 from typing import Any, Callable
@@ -54,7 +55,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "qwen2_moe_layers": _qwen2_moe_layers,
     "get": _get,
     "float": lambda x: float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None,
-    "int": lambda x: int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None,
+    # int() of an infinity or NaN raises: like any value of the wrong kind, it gives None.
+    "int": lambda x: int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None,
 }
 
 _BINARY = {
