@@ -255,6 +255,14 @@ def generation_configs(draw: st.DrawFn) -> bytes:
     return draw(json_bytes(draw(mutated_values(settings, most=2)) if draw(st.booleans()) else settings))
 
 
+@st.composite
+def logits_files(draw: st.DrawFn) -> bytes:
+    """`cfglint sampling --logits-json FILE`: a vector of logits (odd numbers among them), or any JSON."""
+    numbers = st.one_of(st.floats(-30, 30), st.sampled_from(ODD_NUMBERS + RAW_NUMBERS[:4]), st.integers(-5, 5))
+    value = draw(st.one_of(st.lists(numbers, max_size=40), st.lists(st.lists(numbers, min_size=2, max_size=2), max_size=3), json_values))
+    return draw(json_bytes(value))
+
+
 TENSORS = ["model.embed_tokens.weight", "lm_head.weight", "model.norm.weight",
            "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight",
            "model.layers.0.self_attn.q_proj.bias", "model.layers.0.mlp.gate_proj.weight",

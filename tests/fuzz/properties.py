@@ -14,7 +14,8 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from cfglint.cli import main
-from tests.fuzz.inputs import Folder, baselines, configs, folders, generation_configs, settings_files, weights, write
+from tests.fuzz.inputs import (Folder, baselines, configs, folders, generation_configs, logits_files, settings_files,
+                               weights, write)
 
 
 @contextlib.contextmanager
@@ -49,6 +50,8 @@ def commands_exit_cleanly(folder: Folder) -> None:
                     ["fix", target], ["fix", target, "--unsafe-fixes"]]
         if "generation_config.json" in folder:
             commands.append(["sampling", target, "--format", "json"])
+        if "logits.json" in folder:
+            commands.append(["sampling", target, "--logits-json", str(model / "logits.json"), "--format", "json"])
         if "baseline.json" in folder:
             commands.append(["check", target, "--baseline", str(model / "baseline.json")])
         for argv in commands:
@@ -135,6 +138,8 @@ def _generation_only(generation: bytes) -> Folder:
 CHECKS: dict[str, tuple[st.SearchStrategy, Callable[..., object], int]] = {
     "any-folder": (st.tuples(folders()), commands_exit_cleanly, 800),
     "any-generation-config": (st.tuples(generation_configs().map(_generation_only)), commands_exit_cleanly, 350),
+    "any-logits": (st.tuples(st.builds(lambda g, lo: dict(_generation_only(g), **{"logits.json": lo}), generation_configs(), logits_files())),
+                   commands_exit_cleanly, 200),
     "any-weights": (st.tuples(st.builds(lambda c, w: {"config.json": c, **w}, configs(most=1), weights())), commands_exit_cleanly, 350),
     "any-settings": (st.tuples(st.builds(lambda c, s: {"config.json": c, **s}, configs(most=1), settings_files())), commands_exit_cleanly, 250),
     "any-baseline": (st.tuples(st.builds(lambda c, b: {"config.json": c, "baseline.json": b}, configs(most=1), baselines())), commands_exit_cleanly, 200),
