@@ -42,11 +42,18 @@ def exits_cleanly(argv: list[str]) -> int:
     return code
 
 
+REPORTS = [["--format", "json"], ["--format", "full"], ["--format", "concise"], ["--format", "sarif"],
+           ["--format", "github"], ["--format", "json-lines"], ["--statistics"]]
+
+
 def commands_exit_cleanly(folder: Folder) -> None:
     """check, view, fix (safe and unsafe) and, with generation settings, sampling: 0, 1 or 2, never a traceback."""
     with written(folder) as model:
         target = str(model)
-        commands = [["check", target, "--format", "json"], ["view", target, "--format", "json"],
+        # Every report format in turn, chosen by the input so that a failure replays with the same one.
+        turn = sum(len(data) for data in folder.values())
+        report = REPORTS[turn % len(REPORTS)]
+        commands = [["check", target, *report], ["view", target, "--format", ("json", "table")[turn % 2]],
                     ["fix", target], ["fix", target, "--unsafe-fixes"]]
         if "generation_config.json" in folder:
             commands.append(["sampling", target, "--format", "json"])
