@@ -45,3 +45,4 @@ def test_regressions(case):
     properties.fix_write_is_idempotent(folder, unsafe=False)
     properties.fix_write_is_idempotent(folder, unsafe=True)
     properties.baseline_round_trip(folder)
+    properties.safe_fix_keeps_transformers5_reading(folder, properties.transformers5_reading)

@@ -119,7 +119,7 @@ def _tensor(name: str, entry, problems: list[str]) -> TensorInfo | None:
         problems.append(f"tensor {name!r}: entry is not an object")
         return None
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if dtype not in DTYPE_BITS:
+    if not isinstance(dtype, str) or dtype not in DTYPE_BITS:  # a list or object is not even hashable
         problems.append(f"tensor {name!r}: unknown dtype {dtype!r}")
         return None
     if not isinstance(shape, list) or not all(_is_count(d) for d in shape):
