@@ -88,7 +88,7 @@ KEYS = sorted({k for config in STARTS for k in config} | {
 
 ODD_NUMBERS = [0, -1, 1, 2, 2**31, 2**53 + 1, 2**63, 2**64, -(2**63), 10**30, 1e308, -1e308, 5e-324, 1e-7, 1e-8,
                0.5, -0.0, 1.0, 1e16, float("nan"), float("inf"), float("-inf")]
-RAW_NUMBERS = [Raw("1" + "0" * 5000), Raw("1e400"), Raw("-1e400"), Raw("1e-400"), Raw("-0"), Raw("1E+2"),
+RAW_NUMBERS = [Raw("1" + "0" * 5000), Raw("1" + "0" * 400), Raw("-" + "9" * 400), Raw("1e400"), Raw("-1e400"), Raw("1e-400"), Raw("-0"), Raw("1E+2"),
                Raw("0.0000000000000000000000000001"), Raw("123456789012345678901234567890.5")]
 
 scalars = st.one_of(
@@ -332,6 +332,9 @@ def settings_files(draw: st.DrawFn) -> Folder:
     for key in draw(st.lists(st.sampled_from(list(SETTINGS_KEYS) + ["unknown", "Select"]), max_size=2)):
         table[key] = draw(toml_values)
     lines = [f"{_toml_key(k)} = {_toml(v)}" for k, v in table.items()]
+    if draw(st.integers(0, 9)) == 0:
+        depth = draw(st.sampled_from([10, 5000]))
+        lines.append(f"{draw(st.sampled_from(['select', 'nested']))} = " + draw(st.sampled_from(["[" * depth + "]" * depth, "{a = " * depth + "}" * depth])))
     severity = draw(st.dictionaries(st.sampled_from(SELECTORS), toml_scalars, max_size=3))
     if severity:
         lines += ["", "[tool.cfglint.severity]" if draw(st.booleans()) else "[severity]"]
