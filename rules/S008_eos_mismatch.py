@@ -37,6 +37,10 @@ def check(ctx):
     if same("eos_token_id", wanted, config_eos):
         return
     readers = {"candle": config_eos, "mlx-lm": wanted if wanted else config_eos}
+    stops = ctx.stops  # with tokenizer files beside config.json, candle's examples of other families stop on named tokens
+    if stops is not None and "candle" in stops.sets and stops.sets["candle"].failure is None:
+        ids = stops.sets["candle"].ids
+        readers["candle"] = ids[0] if len(ids) == 1 else list(ids) or None
     effects = tuple(
         effect(n, f"stops on {show(readers[n])}") for n in s.consumers if not same("eos_token_id", readers[n], wanted)
     )

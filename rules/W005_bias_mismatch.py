@@ -2,8 +2,8 @@
 
 ## What it does
 Compares the projection bias tensors stored in the safetensors checkpoint (`*_proj.bias`, headers only)
-with `attention_bias` and `mlp_bias`: biases stored while the flag is false, or the flag true with bias
-tensors missing.
+with the biases the family builds from `attention_bias` and `mlp_bias` (Qwen2 builds q/k/v biases with no
+flag at all): biases stored that the model does not build, or biases it builds missing from the weights.
 
 ## Why it matters
 Runtimes disagree about stray biases, in opposite directions: transformers drops them with a warning,
@@ -33,6 +33,7 @@ def check(ctx):
         return
     from cfglint.weights import loading
     from cfglint.weights.effects import phrase, some
+    from cfglint.reading import show
     from cfglint.weights.layout import is_attention_bias, is_mlp_bias
 
     plans = loading.plan(ctx)
@@ -41,28 +42,29 @@ def check(ctx):
         return
     for key, label, belongs in (("attention_bias", "attention", is_attention_bias), ("mlp_bias", "MLP", is_mlp_bias)):
         stored = [n for n in ctx.weights.tensors if belongs(n)]
-        wanted = _all_biases(ctx, belongs)
-        flag = ctx.intent.values.get(key) is True
-        if stored and not flag:
-            effects = _effects(ctx, stored, unused=True)
-            message = f"{key} is false, but the weights hold {len(stored)} {label} bias tensor(s) ({some(stored)})"
+        unbuilt = [n for n in reference.unused if belongs(n)]
+        missing = [n for n in reference.missing if belongs(n)]
+        flag = ctx.intent.values.get(key)
+        written = ctx.intent.sources.get(key) == ctx.at(key)  # the file's key, not biases a family fixes
+        if unbuilt:
+            effects = _effects(ctx, unbuilt, unused=True)
+            none = flag is None or flag is False
+            said = f"{key} is false" if none else f"{key} is {show(flag)}"
+            message = f"{said}, but the weights hold {len(unbuilt)} {label} bias tensor(s){'' if none else ' it does not build'} ({some(unbuilt)})"
             if effects:
                 message += f": {phrase(effects)}"
             fix = None
-            if set(stored) == set(wanted):
-                fix = Fix(f"set {key} to true", Applicability.UNSAFE, (Edit("set", "/" + key, True),))
-            yield Finding(message, "/" + key, tuple(effects), fix)
-        elif flag:
-            missing = [n for n in reference.missing if belongs(n)]
-            if not missing:
-                continue
+            if none and set(stored) == set(_all_biases(ctx, belongs)):
+                fix = Fix(f"set {key} to true", Applicability.UNSAFE, (Edit("set", ctx.at(key), True),))
+            yield Finding(message, ctx.at(key), tuple(effects), fix)
+        elif missing:
             effects = _effects(ctx, missing, unused=False)
             held = f"only {len(stored)} of {len(stored) + len(missing)}" if stored else "none of the"
-            message = f"{key} is true, but the weights hold {held} {label} bias tensors (missing {some(missing)})"
+            message = f"{key} is {'true' if flag is True else show(flag)}, but the weights hold {held} {label} bias tensors (missing {some(missing)})"
             if effects:
                 message += f": {phrase(effects)}"
-            fix = None if stored else Fix(f"set {key} to false", Applicability.UNSAFE, (Edit("set", "/" + key, False),))
-            yield Finding(message, "/" + key, tuple(effects), fix, severity=Severity.WARNING)
+            fix = None if stored or not written else Fix(f"set {key} to false", Applicability.UNSAFE, (Edit("set", ctx.at(key), False),))
+            yield Finding(message, ctx.at(key), tuple(effects), fix, severity=Severity.WARNING)
 
 
 def _all_biases(ctx, belongs):
@@ -72,7 +74,8 @@ def _all_biases(ctx, belongs):
 
     reference = loading.plan(ctx)[loading.REFERENCE]
     shape = loading.shape_of(ctx, ctx.intent.values, ctx.intent.sources)
-    return [n for n in expected(shape, tie=reference.tie, attention_bias=True, mlp_bias=True) if belongs(n)]
+    layout = loading.modelled_layout(ctx)
+    return [n for n in expected(shape, tie=reference.tie, attention_bias=True, mlp_bias=True, layout=layout) if belongs(n)]
 
 
 def _effects(ctx, names, unused):

@@ -2,9 +2,9 @@
 
 ## What it does
 After the layer count, biases, the tied head and RoPE buffers (W003, W005, W006, W008), compares the
-remaining tensor names in the safetensors checkpoint (headers only) with the Llama layout the config
+remaining tensor names in the safetensors checkpoint (headers only) with the family's layout the config
 describes: a required tensor that is absent (a norm, the embeddings, one projection of a layer) or a
-stored tensor no Llama loader requests (a different naming scheme, an extra module).
+stored tensor no loader of the family requests (a different naming scheme, an extra module).
 
 ## Why it matters
 A missing tensor stops candle (a panic inside a layer), mlx-lm and llama.cpp, and leaves transformers
@@ -56,7 +56,7 @@ def check(ctx):
         if is_missing:
             message = f"the weights lack {len(names)} tensor(s) the config requires ({some(names)})"
         else:
-            message = f"the weights hold {len(names)} tensor(s) that no part of the Llama layout uses ({some(names)})"
+            message = f"the weights hold {len(names)} tensor(s) that no part of the {ctx.intent.family} layout uses ({some(names)})"
         if effects:
             message += f": {phrase(effects)}"
         yield Finding(message, "", tuple(effects))

@@ -1,16 +1,16 @@
-"""The checkpoint beside the config is of a family whose tensor layout cfglint does not match yet.
+"""The checkpoint beside the config is of a layout cfglint does not match yet.
 
 ## What it does
-Says that the shapes, biases and tensor sets of a safetensors checkpoint were not held against the config
-because its family's layout (fused `qkv_proj` in Phi-3, `q_norm`/`k_norm` in Qwen3, experts in the
-mixtures of experts) is not modelled; the checks that do not depend on the layout (readable files, the
-index, `lm_head.weight` against `tie_word_embeddings`, dtypes, leftover `inv_freq`) still ran.
+Says that the shapes, biases and tensor sets of a safetensors checkpoint were not held against the config,
+because its layout is not modelled: a multimodal file's text model (its tensors sit under the multimodal
+model's prefixes), a quantized checkpoint, or a family cfglint has no layout for (DeepSeek, gpt-oss). The checks that do not depend on the layout (readable files, the index,
+dtypes, leftover `inv_freq`) still ran.
 
 ## Why it matters
 A run that says nothing about a checkpoint it did not compare must not read as a clean bill for it.
 
 ## Example
-A qwen2 directory with `model.safetensors`.
+A quantized checkpoint (`quantization_config` in config.json) with `model.safetensors`.
 
 ## Fix safety
 Nothing to fix.
@@ -25,6 +25,16 @@ SEVERITY = "info"
 
 def check(ctx):
     weights, intent = ctx.weights, ctx.intent
-    if weights is None or not weights.safetensors or intent is None or intent.family in (None, "llama"):
+    if weights is None or not weights.safetensors or intent is None or intent.family is None:
         return
-    yield Finding(f"{intent.family} tensors are not matched against the config (shapes, biases, tensor sets): only the Llama layout is modelled", "/model_type")
+    from cfglint.weights.loading import modelled_layout
+
+    if modelled_layout(ctx) is not None:
+        return
+    if "quantization_config" in (ctx.doc.data or {}):
+        why = "quantized checkpoints (packed weights, scales) are not modelled"
+    elif ctx.root:
+        why = f"the text model of a multimodal {ctx.doc.data.get('model_type')} checkpoint is not modelled"
+    else:
+        why = f"the {intent.family} tensor layout is not modelled"
+    yield Finding(f"{intent.family} tensors are not matched against the config (shapes, biases, tensor sets): {why}", "/model_type")

@@ -48,7 +48,7 @@ def pytest_configure(config):
 # Tests that build a runtime's venv, run a converter or load real weights: the marker `runtimes`.
 RUNTIME_TESTS = (
     "tests/conformance/", "tests/logits/", "tests/hub/", "tests/knowledge/test_mlx_lm_entries.py",
-    "tests/knowledge/test_mistralrs_entries.py", "tests/knowledge/test_transformers4_entries.py",
+    "tests/knowledge/test_mistralrs_entries.py", "tests/knowledge/test_transformers4_entries.py", "tests/knowledge/test_layouts.py",
     "tests/test_weights_runtimes.py", "tests/test_dependency_floor.py", "tests/test_precommit.py",
     "tests/sampling/test_smollm2.py", "tests/test_fix.py",
 )

@@ -24,6 +24,16 @@ def family(name: str, tf5: bool = False, **changes) -> dict:
 NESTED = {"rope_theta": 100000.0, "rope_type": "default"}
 LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 64}
 SAMPLING = {"do_sample": True, "temperature": 0.7}
+# A Llama-3-like tokenizer in a 128-token vocabulary: </s> 2 ends text, <|eot|> 3 ends a turn.
+ADDED = {"version": "1.0", "added_tokens": [{"id": 1, "content": "<s>"}, {"id": 2, "content": "</s>"}, {"id": 3, "content": "<|eot_id|>"}]}
+TURNS = "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}<|eot_id|>{% endfor %}"
+
+
+def chat(template: str = TURNS, **tokenizer) -> dict:
+    """tokenizer.json, tokenizer_config.json and chat_template.jinja beside config.json."""
+    config = {"bos_token": "<s>", "eos_token": "<|eot_id|>", **tokenizer}
+    return {"tokenizer.json": ADDED, "tokenizer_config.json": config, "chat_template.jinja": template}
+
 
 # code -> fixture: "config" (dict, or raw text), optional "files" (name -> dict or text beside config.json),
 # "sample" (a samples/ directory to copy instead), "target" (a Hub id instead of a directory), "settings"
@@ -60,6 +70,7 @@ FIXTURES: dict[str, dict] = {
              "fixed": {"rope_theta": 500000.0}},
     "R004": {"config": llama(rope_scaling={"type": "linear", "factor": 2.0}), "expect": [("R004", "/rope_scaling")]},
     "R005": {"config": llama(rope_scaling={"rope_type": "dynamic", "factor": 2.0}), "expect": [("R005", "/rope_scaling")]},
+    "R006": {"config": family("gemma", rope_theta=100000.0), "expect": [("R006", "/rope_theta")]},
     "S001": {"config": llama(temperature=0.7, top_k=20), "expect": [("S001", "/temperature")]},
     "S002": {"config": llama(), "files": {"generation_config.json": SAMPLING}, "expect": [("S002", "")]},
     "S003": {"config": llama(), "files": {"generation_config.json": dict(SAMPLING, top_p=0.9)}, "expect": [("S003", "")]},
@@ -70,6 +81,13 @@ FIXTURES: dict[str, dict] = {
     "S008": {"config": llama(eos_token_id=2), "files": {"generation_config.json": {"eos_token_id": [2, 3]}}, "expect": [("S008", "/eos_token_id")]},
     "S009": {"config": llama(), "files": {"generation_config.json": {"temperature": 0.6, "top_p": 0.9}}, "expect": [("S009", "")]},
     "S010": {"config": llama(), "files": {"generation_config.json": {"do_sample": True, "temperature": 2}}, "expect": [("S010", "")]},
+    "T001": {"config": llama(eos_token_id=2), "files": {**chat(), "generation_config.json": {"eos_token_id": [2, 3]}},
+             "expect": [("T001", "/eos_token_id")], "fixed": {"eos_token_id": [2, 3]}},
+    "T002": {"config": llama(eos_token_id=200), "files": chat(), "expect": [("T002", "/eos_token_id")]},
+    "T003": {"config": llama(eos_token_id=[2, 3]), "files": {**chat(), "special_tokens_map.json": {"eos_token": "</s>"}},
+             "expect": [("T003", "")]},
+    "T004": {"config": llama(eos_token_id=[2, 3]), "files": chat(pad_token="<|eot_id|>"), "expect": [("T004", "")]},
+    "T005": {"config": llama(eos_token_id=[2, 3]), "files": chat("{% for m in messages %}{{ m.content }"), "expect": [("T005", "")]},
     "W001": {"sample": "weights-truncated", "expect": [("W001", "")]},
     "W002": {"sample": "weights-sharded-stray", "expect": [("W002", "")]},
     "W003": {"sample": "weights-layers-missing", "expect": [("W003", "/num_hidden_layers")]},
@@ -80,5 +98,5 @@ FIXTURES: dict[str, dict] = {
     "W008": {"sample": "weights-inv-freq", "expect": [("W008", "")]},
     "W009": {"config": llama(), "files": {"pytorch_model.bin": "not opened"}, "expect": [("W009", "")]},
     "W010": {"sample": "weights-consistent", "files": {"model.safetensors": "EXTRA"}, "expect": [("W010", "")]},
-    "W011": {"config": family("qwen2"), "files": {"model.safetensors": "WEIGHTS"}, "expect": [("W011", "/model_type")]},
+    "W011": {"config": family("qwen2", quantization_config={"quant_method": "gptq"}), "files": {"model.safetensors": "WEIGHTS"}, "expect": [("W011", "/model_type")]},
 }

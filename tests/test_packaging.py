@@ -38,9 +38,11 @@ print(json.dumps({
 }))
 """
 # Imported only when a file needs them: the safetensors header reader and the loading model (weights
-# beside config.json), the sampler models (generation settings written), baselines (--baseline), and typer's pydantic coercion
-# (typer 0.29 and later, which the dependency range excludes).
-DEFERRED = ["cfglint.weights.checkpoint", "cfglint.weights.loading", "cfglint.sampling.samplers", "cfglint.baseline", "typer._adapters"]
+# beside config.json), the sampler models (generation settings written), baselines (--baseline), the tree search
+# and its gitignore matcher (a folder without config.json), and typer's pydantic coercion (typer 0.29 and later,
+# which the dependency range excludes).
+DEFERRED = ["cfglint.weights.checkpoint", "cfglint.weights.loading", "cfglint.sampling.samplers", "cfglint.baseline",
+            "cfglint.discovery", "cfglint.gitignore", "typer._adapters"]
 
 
 def _loaded(*args: str) -> dict:
@@ -59,6 +61,27 @@ def test_check_loads_what_a_model_directory_needs(tmp_path):
     (tmp_path / "config.json").write_bytes((ROOT / "samples/smollm2-135m-instruct/config.json").read_bytes())
     (tmp_path / "generation_config.json").write_text('{"do_sample": true, "temperature": 0.7}')
     assert _loaded(str(tmp_path))["loaded"] == ["cfglint.sampling.samplers"]
+    tree = tmp_path / "tree"
+    (tree / "model").mkdir(parents=True)
+    (tree / "model" / "config.json").write_bytes((ROOT / "samples/llama-3.2-1b/config.json").read_bytes())
+    assert _loaded(str(tree))["loaded"] == ["cfglint.discovery", "cfglint.gitignore"]
+
+
+API_PROBE = """
+import json, sys
+import cfglint
+imported = sorted(m for m in sys.modules if m.startswith("cfglint"))
+report = cfglint.check("samples/llama-3.2-1b-tf5")
+unwanted = {m.split(".")[0] for m in sys.modules} | set(sys.modules)
+print(json.dumps({"imported": imported, "code": report.exit_code, "loaded": sorted(unwanted & set(json.loads(sys.argv[1])))}))
+"""
+
+
+def test_the_api_is_as_light_as_the_check_path():
+    """`import cfglint` imports the error class only; `cfglint.check` what a plain check needs, not even the CLI."""
+    unwanted = [*HEAVY, *DEFERRED, "typer", "click", "cfglint.cli"]
+    proc = subprocess.run([sys.executable, "-c", API_PROBE, json.dumps(unwanted)], cwd=ROOT, capture_output=True, text=True)
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"imported": ["cfglint", "cfglint.errors"], "code": 1, "loaded": []}, proc.stderr
 
 
 def test_wheel_installs_and_checks_a_sample(tmp_path):

@@ -49,3 +49,25 @@ def test_the_family_example_is_what_check_prints(in_repo, capsys):
     block = (ROOT / "README.md").read_text().split(f"```console\n$ {command}\n", 1)[1].split("```", 1)[0]
     main(command.split()[1:])
     assert capsys.readouterr().out == block
+
+
+def test_the_python_api_example_prints_what_the_readme_says(tmp_path, monkeypatch, capsys):
+    section = (ROOT / "README.md").read_text().split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    printed = section.split("```text\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == printed
+    assert (tmp_path / "out" / "config.json").exists()
+
+
+def test_the_tree_example_is_what_check_prints(tmp_path, monkeypatch, capsys):
+    from cfglint.cli import main
+
+    section = (ROOT / "README.md").read_text().split("\n## Checking a tree\n", 1)[1].split("\n## ", 1)[0]
+    command, *lines = section.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    assert main(command.removeprefix("$ cfglint ").split()) == 2
+    out, err = capsys.readouterr()
+    assert (err + out).splitlines() == lines

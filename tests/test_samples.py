@@ -54,6 +54,14 @@ def test_sample_output_matches_golden(sample, command, in_repo, capsys):
         ("gemma-3-1b-it", []),
         ("gemma-3-1b-it-tf5", ["D001", "R001"]),
         ("phi-3-mini-4k-instruct", ["A005"]),
+        # stop tokens, with the tokenizer files: candle's Llama example stops on config.json's eos only and its
+        # Phi example on <|endoftext|> only, while both templates end turns with another token (T001).
+        # Qwen's and Gemma's examples stop on <|im_end|> and <end_of_turn> by name, so S008 does not speak for candle.
+        ("stops-llama-3-8b-instruct", ["T004", "S008", "T001"]),
+        ("stops-phi-3-mini-4k-instruct", ["T004", "S008", "T001", "A005"]),
+        ("stops-qwen2.5-0.5b-instruct", ["S003", "S006", "S007"]),
+        ("stops-gemma-2-2b-it", ["A005"]),
+        ("stops-mistral-7b-instruct-v0.1", []),
     ],
 )
 def test_sample_findings(sample, codes, in_repo, capsys):

@@ -135,6 +135,20 @@ def test_consumers_setting_and_the_command_line_override(project, capsys):
     assert code == 2 and "unknown consumer 'nope'" in err  # a bad file is reported even when overridden
 
 
+def test_runtimes_is_the_setting_and_the_flag_consumers_their_older_names(project, capsys):
+    model = project.add_model(TF5, "m")
+    (project / ".cfglint.toml").write_text('runtimes = ["candle", "mlx-lm"]\n')
+    main(["view", str(model), "--format", "json"])
+    assert list(json.loads(capsys.readouterr().out)[0]["consumers"]) == ["candle", "mlx-lm"]
+    main(["view", str(model), "--format", "json", "--runtime", "mlx-lm"])
+    assert list(json.loads(capsys.readouterr().out)[0]["consumers"]) == ["mlx-lm"]
+    main(["view", str(model), "--format", "json", "-r", "candle"])
+    assert list(json.loads(capsys.readouterr().out)[0]["consumers"]) == ["candle"]
+    (project / ".cfglint.toml").write_text('runtimes = ["candle"]\nconsumers = ["candle"]\n')
+    code, _, err = check(capsys, model)
+    assert code == 2 and "runtimes and consumers are one key under two names" in err
+
+
 def test_suppression_by_glob_pointer_and_code(project, capsys):
     legacy = project.add_model(TF5, "legacy-1/m")
     current = project.add_model(TF5, "current/m")
@@ -223,6 +237,7 @@ def test_fix_leaves_suppressed_findings_alone(project, capsys):
         ('[severity]\nR001 = "fatal"\n', "severity must be a table"),
         ('consumers = ["candle", "vllm"]\n', "unknown consumer 'vllm'"),
         ('consumers = []\n', "consumers must name at least one runtime"),
+        ('runtimes = []\n', "runtimes must name at least one runtime"),
         ('select = "R"\n', "select must be a list of strings"),
         ('plugins = "yes"\n', "plugins must be true, false or a list"),
         ('plugins = ["not-installed"]\n', "unknown plugin 'not-installed'"),

@@ -351,15 +351,20 @@ def test_missing_and_foreign_tensors_are_W010(tmp_path, capsys):
     messages = [(f["message"], effect(f, "candle")["outcome"]) for f in found if f["code"] == "W010"]
     assert messages == [
         ("the weights lack 1 tensor(s) the config requires (model.norm.weight): candle refuses to load (cannot find tensor model.norm.weight)", "error"),
-        ("the weights hold 1 tensor(s) that no part of the Llama layout uses (model.vision_tower.weight): candle ignores them (never requested)", "ignores"),
+        ("the weights hold 1 tensor(s) that no part of the llama layout uses (model.vision_tower.weight): candle ignores them (never requested)", "ignores"),
     ]
 
 
-def test_quantized_and_non_llama_checkpoints_are_not_compared(tmp_path, capsys):
+def test_checkpoints_of_unmodelled_layouts_are_said_unmatched(tmp_path, capsys):
     shapes = llama_shapes(TINY)
     quantized = edited(num_hidden_layers=5, quantization_config={"quant_method": "gptq"})
-    assert codes(capsys, write_model(tmp_path / "q", quantized, shapes)) == []
-    assert "W003" not in codes(capsys, write_model(tmp_path / "n", edited(model_type="qwen3", num_hidden_layers=5), shapes))
+    assert codes(capsys, write_model(tmp_path / "q", quantized, shapes)) == ["W011"]
+    multimodal = {"model_type": "gemma3", "text_config": edited(model_type="gemma3_text", num_hidden_layers=5)}
+    found = codes(capsys, write_model(tmp_path / "x", multimodal, shapes))
+    assert "W011" in found and "W003" not in found
+    # Qwen3's layout is modelled: the five layers the config claims are held against the two stored.
+    qwen3 = codes(capsys, write_model(tmp_path / "n", edited(model_type="qwen3", num_hidden_layers=5), shapes))
+    assert "W003" in qwen3 and "W011" not in qwen3
 
 
 # --- the view ---------------------------------------------------------------------------------------------------

@@ -33,8 +33,8 @@ app = typer.Typer(
     help="Find where model runtimes read a Hugging Face config.json differently from transformers, and fix it.",
 )
 
-PathsArg = typer.Argument(None, metavar="TARGET...", help="Model directories, config.json files, or Hub repository ids (org/name, org/name@revision).", show_default=False)
-ConsumerOpt = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
+PathsArg = typer.Argument(None, metavar="TARGET...", help="Model directories, config.json files, folders to search for model directories, or Hub repository ids (org/name, org/name@revision).", show_default=False)
+ConsumerOpt = typer.Option(None, "--runtime", "-r", "--consumer", "-c", metavar="NAME", help="Check only this runtime (repeatable).")
 ConfigOpt = typer.Option(None, "--config", metavar="FILE", help="Use this configuration file instead of searching upwards from each path.")
 IsolatedOpt = typer.Option(False, "--isolated", help="Ignore every configuration file.")
 RevisionOpt = typer.Option(None, "--revision", metavar="REV", help="Branch, tag or commit of the Hub repositories named without @REV (default: main).")
@@ -57,18 +57,23 @@ def _root(
     pass
 
 
+GitignoreOpt = typer.Option(True, "--respect-gitignore/--no-respect-gitignore", help="In a tree search, leave out folders .gitignore files ignore.")
+
+
 @app.command()
 def check(
     paths: List[str] = PathsArg,
     consumer: Optional[List[str]] = ConsumerOpt,
-    output_format: Optional[str] = typer.Option(None, "--format", help="full, concise, json, json-lines, sarif or github (default: github under GitHub Actions, full elsewhere)."),
+    output_format: Optional[str] = typer.Option(None, "--format", help="full, concise, json, json-lines, sarif, github or markdown (default: github under GitHub Actions, full elsewhere)."),
     output_file: Optional[str] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to FILE instead of stdout."),
     statistics: bool = typer.Option(False, "--statistics", help="Count the findings per rule instead of listing them."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE", help="Report only findings not recorded in FILE."),
     write_baseline: Optional[str] = typer.Option(None, "--write-baseline", metavar="FILE", help="Record today's findings in FILE, report nothing, exit 0."),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODE", help="Run only these rule codes or prefixes, instead of the configuration's select (repeatable)."),
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
+    respect_gitignore: bool = GitignoreOpt,
     revision: Optional[str] = RevisionOpt,
     targets_file: Optional[str] = TargetsFileOpt,
     hf_cache: bool = HfCacheOpt,
@@ -82,8 +87,8 @@ def check(
     """Report every place where a runtime will read a different model than transformers means."""
     from pathlib import Path
 
+    from cfglint import api
     from cfglint.report import choose_format, write_report
-    from cfglint.session import Session
 
     fmt = choose_format(output_format)
     measuring = None
@@ -92,21 +97,22 @@ def check(
 
         measuring = LogitsRun.from_options(logits, prompt, tokens, tolerance)
     accepted = _baselines().load(Path(baseline)) if baseline else None
-    session = Session(consumer, config=config, isolated=isolated)
-    results = _check_targets(session, paths, targets_file, revision, jobs, hub_timeout, hf_cache)
-    if measuring is not None:
-        measuring.measure(results, session)
-    diagnostics = [d for r in results for d in r.diagnostics]
+    report = api.check(
+        paths, consumers=consumer, select=select, settings=config, isolated=isolated, respect_gitignore=respect_gitignore,
+        revision=revision, targets_file=targets_file, hf_cache=hf_cache, jobs=jobs, hub_timeout=hub_timeout, on_error=_print_error,
+    )
+    if measuring is not None and report.session is not None:
+        measuring.measure(report.results, report.session)
     if write_baseline:
-        n = _baselines().write(Path(write_baseline), diagnostics)
+        n = _baselines().write(Path(write_baseline), report.findings)
         sys.stderr.write(f"cfglint: recorded {n} finding{'s' if n != 1 else ''} in {write_baseline}\n")
-        return EXIT_ERROR if session.unreadable else EXIT_CLEAN
+        return EXIT_ERROR if report.errors else EXIT_CLEAN
     if accepted is not None:
-        diagnostics = accepted.new(diagnostics)
+        report.findings = accepted.new(report.findings)
     if measuring is not None:
-        diagnostics = measuring.annotate(diagnostics)
-    write_report(fmt, results, diagnostics, output=output_file, statistics=statistics)
-    code = session.exit_code(diagnostics)
+        report.findings = measuring.annotate(report.findings)
+    write_report(fmt, report.results, report.findings, output=output_file, statistics=statistics, unreadable=len(report.errors))
+    code = report.exit_code
     if measuring is not None:
         measuring.write_summary(fmt, output_file, statistics)
         code = measuring.exit_code(code)
@@ -120,6 +126,7 @@ def view(
     output_format: str = typer.Option("table", "--format", help="table or json."),
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
+    respect_gitignore: bool = GitignoreOpt,
     revision: Optional[str] = RevisionOpt,
     targets_file: Optional[str] = TargetsFileOpt,
     hf_cache: bool = HfCacheOpt,
@@ -127,16 +134,16 @@ def view(
     hub_timeout: float = HubTimeoutOpt,
 ) -> int:
     """Show what transformers means and what each runtime reads, side by side."""
-    from cfglint.session import Session
-    from cfglint.viewing import render_json, render_table
+    from cfglint import api
 
     if output_format not in ("table", "json"):
         raise UsageError(f"unknown format {output_format!r} (choose from table, json)")
-    session = Session(consumer, config=config, isolated=isolated)
-    results = _check_targets(session, paths, targets_file, revision, jobs, hub_timeout, hf_cache)
-    render = render_json if output_format == "json" else render_table
-    sys.stdout.write(render(results))
-    return session.exit_code([])
+    seen = api.view(
+        paths, consumers=consumer, settings=config, isolated=isolated, respect_gitignore=respect_gitignore,
+        revision=revision, targets_file=targets_file, hf_cache=hf_cache, jobs=jobs, hub_timeout=hub_timeout, on_error=_print_error,
+    )
+    sys.stdout.write(seen.render(output_format))
+    return seen.exit_code
 
 
 @app.command()
@@ -151,6 +158,7 @@ def fix(
     consumer: Optional[List[str]] = ConsumerOpt,
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
+    respect_gitignore: bool = GitignoreOpt,
     revision: Optional[str] = RevisionOpt,
     targets_file: Optional[str] = TargetsFileOpt,
     hf_cache: bool = HfCacheOpt,
@@ -158,108 +166,35 @@ def fix(
     hub_timeout: float = HubTimeoutOpt,
 ) -> int:
     """Rewrite configs so older runtimes read the same model, without changing what transformers 5 reads."""
-    from cfglint.edit import EditError, write_atomic
-    from cfglint.fixing import fix_document
-    from cfglint.session import Session
-    from cfglint.targets import is_cache_blob
+    from cfglint import api
 
-    session = Session(consumer, config=config, isolated=isolated)
-    pending = 0
-    for result in _check_targets(session, paths, targets_file, revision, jobs, hub_timeout, hf_cache):
-        doc = result.ctx.doc
-        remote = result.ctx.remote
-        if remote is not None and not remote.readable:
-            session.error(f"{result.display}: not fixed: {remote.notes[0].message}")
-            continue
-        if not doc.ok or result.ctx.intent is None:
-            session.error(f"{result.display}: not fixed: {doc.syntax.message if doc.syntax else 'top level is not an object'}")
-            continue
-        try:
-            outcome = fix_document(doc, result.consumers, result.rules, result.display, unsafe=unsafe_fixes, weights=result.ctx.weights)
-        except EditError as err:
-            session.error(f"{result.display}: not fixed: {err}")
-            continue
-        if not outcome.changed:
-            continue
+    fixed = api.fix(
+        paths, write=write, unsafe=unsafe_fixes, consumers=consumer, settings=config, isolated=isolated,
+        respect_gitignore=respect_gitignore, follow_symlinks=follow_symlinks, pr=pr, revision=revision,
+        targets_file=targets_file, hf_cache=hf_cache, jobs=jobs, hub_timeout=hub_timeout, on_error=_print_error,
+    )
+    for change in fixed.files:
         if show_fixes:
-            for d in outcome.applied:
-                if d.fix is not None:  # applied diagnostics all carry one
-                    sys.stdout.write(f"{d.path}:{d.line}:{d.column}: {d.code} {d.fix.message}\n")
+            for d in change.applied:
+                sys.stdout.write(f"{d.path}:{d.line}:{d.column}: {d.code} {d.fix.message if d.fix else ''}\n")
         if diff or not write:
-            sys.stdout.write(outcome.diff(result.display))
-        if remote is not None:
-            pending += _fix_remote(session, result, outcome, write=write, pr=pr, unsafe=unsafe_fixes)
-            continue
-        if not write:
-            pending += 1
-            continue
-        target = result.path
-        if target.is_symlink():
-            if not follow_symlinks:
-                session.error(f"{result.display}: is a symlink to {target.resolve()}; not written (use --follow-symlinks to write the target)")
-                continue
-            target = target.resolve()
-        if is_cache_blob(target):
-            session.error(f"{result.display}: is a Hugging Face cache blob ({target}), shared by every snapshot with the same bytes; not written (fix a copy: hf download ORG/NAME --local-dir DIR)")
-            continue
-        data = _encoded(outcome.after)
-        try:
-            write_atomic(target, data)
-        except OSError as err:
-            session.error(f"{result.display}: cannot write: {err.strerror or err}")
-            continue
-        n = len(outcome.applied)
-        sys.stderr.write(f"fixed {n} finding{'s' if n != 1 else ''} in {result.display}\n")
-    if session.unreadable:
-        return EXIT_ERROR
-    return EXIT_FINDINGS if pending else EXIT_CLEAN
+            sys.stdout.write(change.diff)
+        if change.message:
+            sys.stderr.write(f"{change.path}: {change.message}\n")
+        elif change.written:
+            n = len(change.applied)
+            sys.stderr.write(f"fixed {n} finding{'s' if n != 1 else ''} in {change.path}\n")
+    return fixed.exit_code
+
+
+def _print_error(message: str) -> None:
+    sys.stderr.write(f"cfglint: error: {message}\n")
 
 
 def _baselines():
     from cfglint import baseline  # only runs that read or write a baseline pay for it
 
     return baseline
-
-
-def _encoded(doc) -> bytes:
-    return ("\ufeff" if doc.bom else "").encode() + doc.text[1 if doc.bom else 0:].encode("utf-8")
-
-
-def _check_targets(session, paths, targets_file, revision, jobs, deadline, hf_cache):
-    """The targets on the command line, then those in --targets-file, then (--hf-cache) the cached snapshots."""
-    from cfglint.targets import TargetError, read_list
-
-    targets = list(paths or [])
-    if targets_file:
-        try:
-            targets += read_list(targets_file)
-        except TargetError as err:
-            raise UsageError(str(err)) from None
-    if not targets and not hf_cache:
-        raise UsageError("nothing to check: give TARGET..., --targets-file FILE or --hf-cache")
-    return session.check_all(targets, revision=revision, jobs=jobs, deadline=deadline, hf_cache=hf_cache)
-
-
-def _fix_remote(session, result, outcome, *, write: bool, pr: bool, unsafe: bool) -> int:
-    """A Hub repository is never written in place: its fix is a pull request (a dry run without --write).
-    Returns 1 when a fix is left pending."""
-    from cfglint.hub.publish import open_pull_request, refusal
-
-    remote = result.ctx.remote
-    if not pr:
-        if write:
-            session.error(f"{result.display}: {refusal(remote)}")
-            return 0
-        return 1
-    try:
-        line = open_pull_request(remote, _encoded(outcome.after), outcome.applied, unsafe, dry_run=not write)
-    except Exception as err:  # noqa: BLE001 - huggingface_hub's errors (auth, network, a moved branch) end this repository only
-        from cfglint.hub.fetch import explain
-
-        session.error(f"{result.display}: pull request not opened: {explain(err, remote.ref, 'the pull request')}")
-        return 0
-    sys.stderr.write(f"{result.display}: {line}\n")
-    return 0 if write else 1
 
 
 @app.command()
@@ -296,7 +231,7 @@ def explain(code: str = typer.Argument(..., help="A rule code such as R001, or i
 @app.command()
 def sampling(
     path: str = typer.Argument(..., metavar="PATH", help="A model directory or its config.json."),
-    consumer: Optional[List[str]] = typer.Option(None, "--consumer", "-c", metavar="NAME", help="Only this runtime (repeatable): candle, mlx-lm."),
+    consumer: Optional[List[str]] = typer.Option(None, "--runtime", "-r", "--consumer", "-c", metavar="NAME", help="Only this runtime (repeatable): candle, mlx-lm."),
     logits: Optional[str] = typer.Option(None, "--logits", metavar="FILE.npy", help="Measure on this logits vector (last position of a .npy array)."),
     logits_json: Optional[str] = typer.Option(None, "--logits-json", metavar="FILE", help="Measure on a logits vector saved as a JSON array."),
     prompt: Optional[str] = typer.Option(None, "--prompt", help="Measure on transformers 5's next-token logits for this prompt (needs the weights and the logits extra)."),

@@ -97,6 +97,22 @@ class Diagnostic:
     def consumers(self) -> list[str]:
         return list(dict.fromkeys(e.consumer for e in self.effects))
 
+    @classmethod
+    def from_json(cls, data: dict) -> Diagnostic:
+        """A finding as `to_json` wrote it (`check --format json`); keys it does not know stay in `extra`."""
+        fix = data.get("fix")
+        known = ("code", "name", "severity", "message", "path", "line", "column", "pointer", "consumers", "effects", "fix")
+        return cls(
+            code=data["code"], name=data["name"], severity=Severity(data["severity"]), message=data["message"],
+            path=data["path"], line=data["line"], column=data["column"], pointer=data["pointer"],
+            effects=tuple(Effect(**e) for e in data["effects"]),
+            fix=None if fix is None else Fix(
+                fix["message"], Applicability(fix["applicability"]),
+                tuple(Edit(e["op"], e["pointer"], e.get("value")) for e in fix["edits"]),
+            ),
+            extra={k: v for k, v in data.items() if k not in known},
+        )
+
     def to_json(self) -> dict:
         out = {
             "code": self.code,

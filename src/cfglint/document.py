@@ -54,12 +54,28 @@ class Document:
     path: Path
     text: str
     data: Any = None
-    spans: dict[str, Span] = field(default_factory=dict)
     duplicates: list[Duplicate] = field(default_factory=list)
     literals: list[Literal] = field(default_factory=list)
     syntax: SyntaxProblem | None = None
     bom: bool = False
     _line_starts: list[int] | None = None
+    # Member spans, found on first use: most files need no position at all. A document `at` another's
+    # root takes its part of the other's spans.
+    _spans: dict[str, Span] | None = None
+    _within: tuple[Document, str] | None = None
+
+    @property
+    def spans(self) -> dict[str, Span]:
+        if self._spans is None:
+            if self._within is not None:
+                outer, root = self._within
+                cut = len(root)
+                self._spans = {p[cut:]: s for p, s in outer.spans.items() if p == root or p.startswith(root + "/")}
+            elif self.ok and self.data is not None:
+                self._spans = _scan_spans(self.text, 1 if self.bom else 0)
+            else:
+                self._spans = {}
+        return self._spans
 
     @property
     def ok(self) -> bool:
@@ -79,7 +95,7 @@ class Document:
             path=self.path,
             text=self.text,
             data=node,
-            spans={p[cut:]: span for p, span in self.spans.items() if inside(p)},
+            _within=(self, root),
             duplicates=[Duplicate(d.pointer[cut:], d.earlier) for d in self.duplicates if inside(d.pointer)],
             literals=[Literal(lit.pointer[cut:], lit.text, lit.offset) for lit in self.literals if inside(lit.pointer)],
             syntax=self.syntax,
@@ -152,8 +168,9 @@ def parse(path: Path, raw: bytes) -> Document:
         start = 1
     fast = _fast_parse(text, start)
     if fast is not None:
-        doc.data, doc.spans = fast
+        doc.data = fast
         return doc
+    doc._spans = {}  # the full parser records them as it goes
     try:
         doc.data = _Parser(doc, start).parse()
     except _Error as err:
@@ -178,60 +195,63 @@ def _constant(name: str) -> Any:
     raise _Duplicate  # NaN or Infinity: the full parser records where
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+# One match per member of an object (its key, then a scalar or the opening of a container), per element of an
+# array, or per closing: about a third of the matches a token-per-match pass needs. Only ever run on text
+# json's parser accepted, so it need not validate anything.
+_MEMBERS = re.compile(
+    r'("(?:[^"\\]|\\.)*")\s*:\s*(?:("(?:[^"\\]|\\.)*"|[^\s{}\[\],:"]+)|([{\[]))'  # 1 key, 2 scalar, 3 opening
+    r'|([{\[])'  # 4: a container in an array, or the root
+    r'|([}\]])'  # 5
+    r'|("(?:[^"\\]|\\.)*"|[^\s{}\[\],:"]+)'  # 6: a scalar in an array
+)
 
 
-def _fast_parse(text: str, start: int) -> tuple[Any, dict[str, Span]] | None:
-    """The common case, a well-formed config: json's C parser for the data, one pass over its tokens for the
-    spans. Anything else (bad syntax, duplicate keys, NaN, deep nesting) returns None for the full parser,
-    which says exactly where."""
+def _fast_parse(text: str, start: int) -> Any:
+    """The common case, a well-formed config: json's C parser. Anything else (bad syntax, duplicate keys,
+    NaN, deep nesting) returns None for the full parser, which says exactly where. The spans are found
+    later, and only if something asks for a position (`_scan_spans`)."""
     try:
         data = json.loads(text[start:] if start else text, object_pairs_hook=_pairs, parse_constant=_constant)
     except (ValueError, _Duplicate, RecursionError):
         return None
-    if not isinstance(data, (dict, list)) or _depth_over(data):
+    if not isinstance(data, (dict, list)):
         return None
+    if text.count("{") + text.count("[") > MAX_DEPTH and _depth_over(data):  # too few brackets to be that deep
+        return None
+    return data
+
+
+def _scan_spans(text: str, start: int) -> dict[str, Span]:
+    """Every member's span, in one pass over text json's parser accepted."""
     spans: dict[str, Span] = {}
     span = tuple.__new__  # Span(...) without its Python-level __new__: configs have a span per member
-    # One frame per open container: [is_object, its pointer, its start, member pointer, member key start, index]
+    # One frame per open container: [its pointer, its start, next index (arrays) or None, its key start]
     stack: list[list] = []
-    expecting_key = False
-    for m in _TOKEN.finditer(text, start):
-        token = m.group()
-        head = token[0]
-        if head == '"' and expecting_key:
+    for m in _MEMBERS.finditer(text, start):
+        group = m.lastindex
+        if group == 2 or group == 3:
             frame = stack[-1]
-            key = _string(token)
-            frame[3], frame[4] = frame[1] + "/" + escape(key), m.start()
-            expecting_key = False
-        elif head in "{[":
-            stack.append([head == "{", stack[-1][3] if stack else "", m.start(), None, None, 0])
-            if head == "[":
-                stack[-1][3] = stack[-1][1] + "/0"
-            expecting_key = head == "{"
-        elif head in "}]":
-            frame = stack.pop()
+            pointer = frame[0] + "/" + escape(_string(m.group(1)))
+            if group == 2:
+                spans[pointer] = span(Span, (m.start(1), m.start(2), m.end(2)))
+            else:
+                stack.append([pointer, m.start(3), None if m.group(3) == "{" else 0, m.start(1)])
+        elif group == 4:
             if stack:
-                parent = stack[-1]
-                spans[parent[3]] = span(Span, (parent[4], frame[2], m.end()))
+                frame = stack[-1]
+                pointer = f"{frame[0]}/{frame[2]}"
+                frame[2] += 1
             else:
-                spans[""] = span(Span, (None, frame[2], m.end()))
-            expecting_key = False
-        elif head == ",":
+                pointer = ""
+            stack.append([pointer, m.start(), None if m.group(4) == "{" else 0, None])
+        elif group == 5:
+            frame = stack.pop()
+            spans[frame[0]] = span(Span, (frame[3], frame[1], m.end()))
+        else:
             frame = stack[-1]
-            if frame[0]:
-                expecting_key = True
-            else:
-                frame[5] += 1
-                frame[3] = f"{frame[1]}/{frame[5]}"
-        elif head == ":":
-            continue
-        else:  # a scalar: a string value, a number, true, false or null
-            if not stack:
-                return None
-            frame = stack[-1]
-            spans[frame[3]] = span(Span, (frame[4], m.start(), m.end()))
-    return data, spans
+            spans[f"{frame[0]}/{frame[2]}"] = span(Span, (None, m.start(), m.end()))
+            frame[2] += 1
+    return spans
 
 
 def _depth_over(data: Any) -> bool:

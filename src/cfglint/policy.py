@@ -37,7 +37,7 @@ class Policy:
         unknown = [n for n in chosen_in_settings or () if n not in known_consumers]
         if unknown:
             raise UsageError(f"{settings.source}: unknown consumer{_s(unknown)} {_quoted(unknown)} (known: {', '.join(known_consumers)})")
-        # --consumer on the command line wins over the configuration.
+        # --runtime on the command line wins over the configuration.
         self.consumer_names = list(chosen or chosen_in_settings or known_consumers)
         self.rules = [r for r in rules if self.enabled(r.code)]
         self._unsuppressed: list[Rule] | None = None  # rules_for's answer for a file no suppression covers

@@ -108,12 +108,9 @@ def _rounded(value: Any) -> Any:
 def _as_set(value: Any) -> Any:
     if value is None:
         return None
-    return frozenset(_hashable(v) for v in (value if isinstance(value, list) else [value]))
-
-
-def _hashable(value: Any) -> Any:
-    # Any JSON value can be written as a token id; a list or object stands for itself by its text.
-    return (type(value).__name__, repr(value)) if isinstance(value, (list, dict)) else value
+    values = value if isinstance(value, list) else [value]
+    # Any JSON value can be written here; an object or list entry compares by its text, not as an id.
+    return frozenset(v if isinstance(v, (int, float, str, bool)) else repr(v) for v in values)
 
 
 def show(value: Any) -> str:

@@ -27,6 +27,7 @@ from cfglint.reading import same
 if TYPE_CHECKING:
     from cfglint.generation import Generation
     from cfglint.hub.remote import Remote
+    from cfglint.stops import Stops
     from cfglint.weights import Weights
 
 
@@ -69,6 +70,13 @@ class Context:
             (name, view) for name, view in self.views.items()
             if view.outcome in (LOADS, PANIC) or (view.failure is not None and view.failure.kind == "shape")
         ]
+
+    @cached_property  # the stop-token rules share one reading of the tokenizer files and one render
+    def stops(self) -> Stops | None:
+        """Each runtime's stop tokens and the chat template's end of turn (None outside a model directory)."""
+        from cfglint.stops import analyse
+
+        return analyse(self)
 
     def diverging(self, key: str) -> list[tuple[str, View]]:
         """Consumers whose value for key differs from what transformers means."""

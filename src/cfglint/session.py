@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -14,7 +14,7 @@ from cfglint.engine import context_of, lint
 from cfglint.errors import UsageError
 from cfglint.policy import Policy, plugin_rules
 from cfglint.rule import Context, Rule, load_builtin
-from cfglint.settings import Finder
+from cfglint.settings import ALL, Finder, is_selector
 from cfglint.targets import TargetError, resolve
 
 
@@ -29,7 +29,13 @@ class Result:
 
 
 class Session:
-    def __init__(self, consumer_names: list[str] | None = None, config: str | None = None, isolated: bool = False):
+    """Problems that end one target (unreadable, not written) are collected in `errors`, one line each, and
+    handed to `on_error` as they happen (the command line prints them on stderr)."""
+
+    def __init__(
+        self, consumer_names: list[str] | None = None, config: str | None = None, isolated: bool = False, *,
+        finder: Finder | None = None, respect_gitignore: bool = True, on_error: Callable[[str], None] | None = None,
+    ):
         known = consumers.names()
         consumer_names = [consumers.canonical(n) for n in consumer_names] if consumer_names else consumer_names
         unknown = [n for n in consumer_names or [] if n not in known]
@@ -37,43 +43,86 @@ class Session:
             raise UsageError(f"unknown consumer {', '.join(map(repr, unknown))} (known: {', '.join(known)})")
         self.consumers = [consumers.get(n) for n in (consumer_names or known)]
         self.rules = load_builtin()
-        self.unreadable = 0
+        self.errors: list[str] = []
+        self.on_error = on_error
         self.chosen = consumer_names or None
-        self.finder = Finder(config, isolated)
+        self.finder = finder or Finder(config, isolated)
+        self.respect_gitignore = respect_gitignore
+        self.selected: tuple[str, ...] | None = None
         self._policies: dict[Path | None, Policy] = {}
+
+    def select(self, selectors: list[str]) -> None:
+        """Run these rule codes or prefixes instead of what the settings select."""
+        if not selectors:
+            raise UsageError("select: name at least one rule code or prefix")
+        codes = [r.code for r in self.rules]
+        bad = [s for s in selectors if not is_selector(s) or (s != ALL and not any(c.startswith(s) for c in codes))]
+        if bad:
+            raise UsageError(f"select: unknown rule code{'s' if len(bad) != 1 else ''} {', '.join(map(repr, bad))} (see `cfglint rules`)")
+        self.selected = tuple(selectors)
 
     def policy_for(self, path: Path) -> Policy:
         """The configuration that governs one file, bound to the rules it enables (cached per config file)."""
         settings = self.finder.for_file(path)
+        if self.selected is not None:
+            settings = replace(settings, select=self.selected)
         if settings.source not in self._policies:
             rules = self.rules + plugin_rules(settings, self.rules)
             self._policies[settings.source] = Policy(settings, rules, consumers.names(), self.chosen)
         return self._policies[settings.source]
 
+    @property
+    def unreadable(self) -> int:
+        return len(self.errors)
+
     def error(self, message: str) -> None:
-        sys.stderr.write(f"cfglint: error: {message}\n")
-        self.unreadable += 1
+        self.errors.append(message)
+        if self.on_error is not None:
+            self.on_error(message)
+
+    def local_targets(self, arg: str) -> list[str]:
+        """A local argument as the paths to read: itself, or the model directories of the tree it names."""
+        path = Path(arg)
+        try:
+            searched = path.is_dir() and not (path / "config.json").exists()
+        except OSError:  # resolve() names the problem
+            searched = False
+        if not searched:
+            return [arg]
+        from cfglint import discovery  # only a tree search needs it (and its gitignore matcher)
+
+        found = discovery.model_directories(path, respect_gitignore=self.respect_gitignore, excluded=self._excluded)
+        for problem in found.problems:
+            self.error(problem)
+        if not found.files and not found.problems:
+            self.error(f"{arg}: no config.json in this directory or in any folder below it")
+        return [str(f) for f in found.files]
+
+    def _excluded(self, folder: Path) -> bool:
+        return self.finder.for_file(folder / "config.json").excludes(folder)
 
     def check_all(
         self, args: list[str], *, revision: str | None = None, jobs: int = hub.DEFAULT_JOBS,
         deadline: float = hub.DEFAULT_DEADLINE, hf_cache: bool = False,
     ) -> list[Result]:
-        """Every argument (a local path or a Hub repository id) in order, then the cached snapshots if asked."""
+        """Every argument (a local path or a Hub repository id) in order, then the cached snapshots if asked.
+        A folder without config.json stands for the model directories found below it."""
         remote = hub.checkouts(args, revision, jobs, deadline)
         results = []
         seen: set[object] = set()
-        for arg in args:
+        local = [(arg, target) for arg in args for target in ([arg] if arg in remote else self.local_targets(arg))]
+        for arg, target in local:
             if arg in remote:
                 results.append(self.check_checkout(remote[arg]))
                 continue
             try:
-                path = resolve(arg)
+                path = resolve(target)
                 doc = document.load(path)
             except TargetError as err:
                 self.error(str(err))
                 continue
             except OSError as err:
-                self.error(f"{arg}: {err.strerror or err}")
+                self.error(f"{target}: {err.strerror or err}")
                 continue
             identity = _identity(path)
             if identity in seen:
@@ -117,9 +166,14 @@ class Session:
         return Result(checkout.display, checkout.config or anchor, ctx, found, rules, chosen)
 
     def exit_code(self, diagnostics: list[Diagnostic]) -> int:
-        if self.unreadable:
-            return 2
-        return 1 if any(d.severity is not Severity.INFO for d in diagnostics) else 0
+        return exit_code(diagnostics, self.unreadable)
+
+
+def exit_code(diagnostics: list[Diagnostic], unreadable: int) -> int:
+    """2 when a target could not be read, else 1 when a finding is not info, else 0."""
+    if unreadable:
+        return 2
+    return 1 if any(d.severity is not Severity.INFO for d in diagnostics) else 0
 
 
 def _identity(path: Path) -> object:

@@ -1,13 +1,14 @@
 """Configuration: `[tool.cfglint]` in pyproject.toml, or a `.cfglint.toml`, found from the checked file upwards.
 
 Every key is optional:
-  consumers      the runtimes to check (default: all)
+  runtimes       the runtimes to check (default: all); `consumers` is its older name
   select         rule codes or prefixes to run ("ALL", the default, is every rule)
   extend-select  more codes or prefixes on top of select
   ignore         codes or prefixes not to run; between select and ignore the more specific entry wins (ruff's rule)
   severity       a table {code or prefix = "error" | "warning" | "info"}
   plugins        true (every installed `cfglint.rules` entry point) or a list of entry-point names
   suppress       entries {path = glob, pointer = JSON Pointer (optional), codes = [...], reason = "..."}
+  exclude        globs of folders a tree search skips (a name without `/` matches at any depth)
 
 JSON has no comments, so a suppression lives here, next to the reason a reviewer needs to accept it.
 Reading settings imports nothing heavy: `cfglint check` stays fast.
@@ -19,6 +20,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ from cfglint.errors import UsageError
 
 FILE_NAME = ".cfglint.toml"
 PYPROJECT = "pyproject.toml"
-KEYS = ("consumers", "select", "extend-select", "ignore", "severity", "plugins", "suppress")
+KEYS = ("runtimes", "consumers", "select", "extend-select", "ignore", "severity", "plugins", "suppress", "exclude")
 SUPPRESS_KEYS = ("path", "pointer", "codes", "reason")
 SEVERITIES = ("error", "warning", "info")
 ALL = "ALL"
@@ -46,7 +48,7 @@ class Suppression:
 
     def matches_file(self, config_path: Path) -> bool:
         """True when the glob names the config file or its model directory."""
-        pattern = _glob_regex(self.path.rstrip("/"))
+        pattern = glob_regex(self.path.rstrip("/"))
         absolute = Path(os.path.abspath(config_path))
         candidates = []
         for target in (absolute, absolute.parent):
@@ -73,6 +75,22 @@ class Settings:
     severity: dict[str, str] = field(default_factory=dict)
     plugins: bool | tuple[str, ...] = False
     suppress: tuple[Suppression, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    def excludes(self, directory: Path) -> bool:
+        """True when an `exclude` glob names this folder (relative to the configuration file's folder) or,
+        for a glob without `/`, its name."""
+        if not self.exclude:
+            return False
+        absolute = os.path.abspath(directory)
+        relative = os.path.relpath(absolute, os.path.abspath(self.source.parent if self.source else "."))
+        shown = Path(absolute if relative.startswith("..") else relative).as_posix()
+        for pattern in self.exclude:
+            bare = pattern.strip("/")
+            subject = os.path.basename(absolute) if "/" not in bare else shown
+            if glob_regex(bare.removeprefix("./")).fullmatch(subject):
+                return True
+        return False
 
     def selectors(self) -> dict[str, tuple[str, ...]]:
         """Every code or prefix the settings name, by the key that names it."""
@@ -117,17 +135,21 @@ def parse(table: Any, source: Path, where: str) -> Settings:
     suppress = table.get("suppress", [])
     if not isinstance(suppress, list):
         raise UsageError(f"{source}: suppress must be an array of tables ([[suppress]] entries)")
-    if "consumers" in table and not strings("consumers"):
-        raise UsageError(f"{source}: consumers must name at least one runtime (leave it out to check all)")
+    if "runtimes" in table and "consumers" in table:
+        raise UsageError(f"{source}: runtimes and consumers are one key under two names: keep runtimes")
+    runtimes = "runtimes" if "runtimes" in table else "consumers"
+    if runtimes in table and not strings(runtimes):
+        raise UsageError(f"{source}: {runtimes} must name at least one runtime (leave it out to check all)")
     return Settings(
         source=source,
-        consumers=strings("consumers") if "consumers" in table else None,
+        consumers=strings(runtimes) if runtimes in table else None,
         select=strings("select") if "select" in table else None,
         extend_select=strings("extend-select"),
         ignore=strings("ignore"),
         severity={str(k): v for k, v in severity.items()},
         plugins=plugins,
         suppress=tuple(_suppression(entry, i, source) for i, entry in enumerate(suppress, 1)),
+        exclude=strings("exclude"),
     )
 
 
@@ -180,11 +202,11 @@ def _load_toml(path: Path) -> dict:
 class Finder:
     """The settings for each checked file: an explicit --config, none (--isolated), or the nearest file upwards."""
 
-    def __init__(self, config: str | None = None, isolated: bool = False):
-        if config and isolated:
+    def __init__(self, config: str | os.PathLike[str] | None = None, isolated: bool = False, explicit: Settings | None = None):
+        if (config or explicit) and isolated:
             raise UsageError("--config and --isolated cannot be used together")
         self.isolated = isolated
-        self.explicit = read(Path(config)) if config else None
+        self.explicit = read(Path(config)) if config else explicit
         self._by_directory: dict[Path, Settings] = {}
 
     def for_file(self, path: Path) -> Settings:
@@ -197,7 +219,8 @@ class Finder:
     def _discover(self, directory: Path) -> Settings:
         visited = []
         found = DEFAULT
-        for candidate in (directory, *directory.parents):
+        candidate = directory
+        while True:  # up to the root, one parent at a time: most walks stop at a folder already seen
             if candidate in self._by_directory:
                 found = self._by_directory[candidate]
                 break
@@ -206,6 +229,9 @@ class Finder:
             if here is not None:
                 found = here
                 break
+            if candidate.parent == candidate:
+                break
+            candidate = candidate.parent
         for candidate in visited:
             self._by_directory[candidate] = found
         return found
@@ -224,11 +250,16 @@ def _settings_in(directory: Path) -> Settings | None:
     return None
 
 
-def _glob_regex(pattern: str) -> re.Pattern:
-    """A path glob: `*` and `?` stay within one folder, `**` spans folders, `[...]` is a character class."""
+@lru_cache(maxsize=1024)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A path glob: `*` and `?` stay within one folder, `**` spans folders, `[...]` is a character class,
+    a backslash makes the next character literal."""
     out, i = [], 0
     while i < len(pattern):
-        if pattern.startswith("**/", i):
+        if pattern[i] == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        elif pattern.startswith("**/", i):
             out.append("(?:.*/)?")
             i += 3
         elif pattern.startswith("**", i):

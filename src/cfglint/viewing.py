@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from cfglint.reading import ALL_KEYS, same, show
+from cfglint.stops import report as stops_report
 from cfglint.weights import report as weights_report
 
 
@@ -12,6 +13,7 @@ def as_json(result) -> dict:
     ctx = result.ctx
     intent = ctx.intent
     weights = weights_report.as_json(ctx)
+    stops = stops_report.as_json(ctx)
     return {
         "path": result.display,
         "intent": None if intent is None else {
@@ -22,6 +24,7 @@ def as_json(result) -> dict:
         },
         "consumers": {name: view.to_json() for name, view in ctx.views.items()},
         **({"weights": weights} if weights is not None else {}),
+        **({"stops": stops} if stops is not None else {}),
     }
 
 
@@ -59,5 +62,6 @@ def render_table(results) -> str:
             if v.failure:
                 lines.append(f"{v.consumer}: {v.outcome}: {v.failure.message}")
         lines += weights_report.lines(ctx)
+        lines += stops_report.lines(ctx)
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)

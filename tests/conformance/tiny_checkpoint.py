@@ -55,7 +55,12 @@ def write_tiny_checkpoint(
     text = config_text if config_text is not None else json.dumps(config, indent=2) + "\n"
     (out_dir / "config.json").write_text(text, encoding="utf-8")
     save_file(llama_weights(config, seed=seed), str(out_dir / "model.safetensors"))
-    vocab_size = int(config["vocab_size"])
+    write_tokenizer(out_dir, int(config["vocab_size"]))
+    return out_dir
+
+
+def write_tokenizer(out_dir: Path, vocab_size: int) -> None:
+    """Write tokenizer.json and tokenizer_config.json for tokenizer_json(vocab_size) into out_dir."""
     (out_dir / "tokenizer.json").write_text(
         json.dumps(tokenizer_json(vocab_size), indent=2, ensure_ascii=False) + "\n",
         encoding="utf-8",
@@ -63,7 +68,6 @@ def write_tiny_checkpoint(
     (out_dir / "tokenizer_config.json").write_text(
         json.dumps(_tokenizer_config(), indent=2) + "\n", encoding="utf-8"
     )
-    return out_dir
 
 
 def llama_tensor_shapes(config: dict) -> dict[str, tuple[int, ...]]:

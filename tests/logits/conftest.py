@@ -41,6 +41,34 @@ def write_tiny_llama(directory: Path, seed: int = 0, **overrides) -> Path:
 
     torch.manual_seed(seed)
     model = LlamaForCausalLM(LlamaConfig(**{**TINY_BASE, **overrides}))
+    _randomise(model)
+    model.save_pretrained(directory)
+    return directory
+
+
+def write_tiny_family(directory: Path, config: dict, seed: int = 0) -> Path:
+    """Save a seeded random model of config's family, as transformers 5 builds and writes it (float32), with
+    the Llama-2-style byte-fallback tokenizer the runtimes' own tests use (mistral.rs needs byte fallback)."""
+    import json
+
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from tests.conformance.tiny_checkpoint import write_tokenizer
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config))
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(directory))
+    _randomise(model)
+    model.save_pretrained(directory)
+    write_tokenizer(directory, int(config["vocab_size"]))
+    return directory
+
+
+def _randomise(model) -> None:
+    import torch
+
     with torch.no_grad():
         # transformers initialises biases to zero and norms to one, which would make a test of
         # biases or norm handling pass vacuously; every parameter gets its own random values instead.
@@ -49,8 +77,6 @@ def write_tiny_llama(directory: Path, seed: int = 0, **overrides) -> Path:
                 parameter.copy_(1.0 + 0.1 * torch.randn_like(parameter))
             else:
                 parameter.normal_(0.0, 0.15)
-    model.save_pretrained(directory)
-    return directory
 
 
 @pytest.fixture(scope="session")

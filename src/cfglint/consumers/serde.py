@@ -10,11 +10,13 @@ as serde does without `deny_unknown_fields`; a known key written twice is serde'
 from __future__ import annotations
 
 import json
+import math
 import struct
 import sys
 import typing
 from dataclasses import dataclass
-from typing import Annotated, Any, Mapping, Sequence
+from functools import partial
+from typing import Annotated, Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel, Field, Strict, ValidationError
 
@@ -53,24 +55,26 @@ def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
         # serde_json accepts neither a byte-order mark nor NaN/Infinity; it stops at the first.
         pointer = "" if doc.bom else doc.literals[0].pointer
         return Failure("expected value", pointer, "syntax")
-    candidates: list[tuple[float, Failure]] = []
+    # Each error with where serde would meet it (a callable: positions are found only to choose among several).
+    candidates: list[tuple[Callable[[], tuple], Failure]] = []
     for dup in doc.duplicates:
         parent, _, key = dup.pointer.rpartition("/")
-        struct = _field_model(model, parent)
-        if struct is not None and key in struct.model_fields:
-            offset = doc.spans[dup.pointer].key_start or 0
-            candidates.append((offset, Failure(f"duplicate field `{key}`", dup.pointer, "duplicate")))
+        owner = _field_model(model, parent)
+        if owner is not None and key in owner.model_fields:
+            candidates.append((partial(_key_order, doc, dup.pointer), Failure(f"duplicate field `{key}`", dup.pointer, "duplicate")))
     data = doc.data
     if not isinstance(data, dict):
         return Failure(f"invalid type: {unexpected(data)}, expected struct {model.__name__}", "", "type")
     try:
         parsed = model.model_validate(data)
     except ValidationError as err:
-        for error in _collapse_untagged(model, err.errors()):
+        for error in _collapse_untagged(model, err.errors(include_url=False)):
             candidates.append(_translate(model, doc, error))
         parsed = None
+    if len(candidates) == 1:
+        return candidates[0][1]
     if candidates:
-        return min(candidates, key=lambda c: c[0])[1]
+        return min(candidates, key=lambda c: c[0]())[1]
     assert parsed is not None
     return parsed
 
@@ -153,18 +157,51 @@ def _pointer(loc: tuple) -> str:
     return "".join("/" + escape(str(p)) for p in loc)
 
 
-def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[float, Failure]:
+def _key_order(doc: Document, pointer: str) -> tuple:
+    return (float(doc.spans[pointer].key_start or 0),)
+
+
+def _path(data: Any, loc: tuple) -> tuple:
+    """Where a location sits in the text, as member indices along its path: json's parser keeps members in
+    the order written, so comparing these compares positions, without finding any (a parsed document has no
+    duplicate keys; one with duplicates has its spans already)."""
+    out: list[float] = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            out.append(list(node).index(part))
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            out.append(part)
+            node = node[part]
+        else:
+            break
+    return tuple(out)
+
+
+def _missing_order(model: type[BaseModel], doc: Document, loc: tuple) -> tuple:
+    """serde meets a missing field at the end of its object, in the order the struct declares fields."""
+    if doc.duplicates:
+        span = doc.spans.get(_pointer(loc[:-1]))
+        return ((span.end if span else len(doc.text)) + _declaration_index(model, loc) / 1000,)
+    return (*_path(doc.data, loc[:-1]), math.inf, _declaration_index(model, loc))
+
+
+def _value_order(doc: Document, pointer: str, loc: tuple) -> tuple:
+    if doc.duplicates:
+        span = doc.spans.get(pointer)
+        return (float(span.start if span else len(doc.text)),)
+    return _path(doc.data, loc)
+
+
+def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[Callable[[], tuple], Failure]:
     loc, kind = error["loc"], error["type"]
     pointer = _pointer(loc)
     marker = error.get("marker") or _marker(model, loc)
     expected = marker.name if marker else "a valid value"
     if kind == "missing":
-        parent = _pointer(loc[:-1])
-        span = doc.spans.get(parent)
-        order = (span.end if span else len(doc.text)) + _declaration_index(model, loc) / 1000
-        return order, Failure(f"missing field `{loc[-1]}`", pointer, "missing")
-    span = doc.spans.get(pointer)
-    order = float(span.start if span else len(doc.text))
+        return partial(_missing_order, model, doc, loc), Failure(f"missing field `{loc[-1]}`", pointer, "missing")
+    order = partial(_value_order, doc, pointer, loc)
     value = error.get("input")
     if kind == "untagged":
         return order, Failure(f"data did not match any variant of untagged enum {expected.split()[-1]}", pointer, "type")

@@ -4,7 +4,8 @@ This is the only part of cfglint that uses torch, transformers and safetensors (
 are resolved lazily so that importing cfglint.logits.spec stays free of those imports.
 
     reference = TransformersReference(model_dir)          # transformers 5, the weights' only copy
-    reading = reference.reading(values_a_runtime_uses)    # from-scratch forward over the same tensors
+    reading = reference.reading(values_a_runtime_uses)    # over the same tensors: from scratch for Llama,
+                                                          # the family's own transformers code otherwise
     diff = (reading.logits(ids) - reference.logits(ids)).abs().max()
 """
 
@@ -18,6 +19,8 @@ _EXPORTS = {
     "ReadingError": "spec",
     "ReadingValues": "spec",
     "LlamaReading": "forward",
+    "FamilyReading": "family",
+    "NotReproducible": "family",
     "TransformersReference": "reference",
     "checkpoint_files": "weights",
     "map_checkpoint": "weights",
@@ -25,8 +28,10 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "FamilyReading",
     "LlamaDims",
     "LlamaReading",
+    "NotReproducible",
     "ReadingError",
     "ReadingValues",
     "TransformersReference",

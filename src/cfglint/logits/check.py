@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 import torch
 
-from .forward import LlamaReading
+from .family import NotReproducible, one_line
 from .progress import Progress
 from .readings import AGREES, DIVERGES, FAILS, NOT_RUN, RUNS, Plan
 from .reference import TransformersReference
@@ -157,8 +157,11 @@ def _run_reading(
     reference_logits, reference_ids = expected
     assert plan.values is not None  # a plan that RUNS has its values
     try:
-        reading: LlamaReading = reference.reading(dict(plan.values))
+        reading = reference.reading(dict(plan.values))
         logits = reading.logits(prompt_ids)
+    except NotReproducible as err:
+        # transformers' code for the family cannot compute this reading: said, never run as something else.
+        return Comparison(plan.consumer, NOT_RUN, str(err))
     except ReadingError as err:
         # The forward cannot be built over these tensors: the runtime would fail at weight load too.
         return Comparison(plan.consumer, FAILS, str(err))
@@ -207,17 +210,12 @@ def load(model_dir: Path, progress: Progress) -> tuple[TransformersReference, An
         try:
             reference = TransformersReference(model_dir)
         except (OSError, ValueError, KeyError, RuntimeError) as err:
-            raise LogitsError(f"transformers 5 cannot load the model: {_one_line(err)}") from None
+            raise LogitsError(f"transformers 5 cannot load the model: {one_line(err)}") from None
         try:
             tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
         except (OSError, ValueError, KeyError, TypeError):
             tokenizer = None
     return reference, tokenizer
-
-
-def _one_line(err: BaseException) -> str:
-    text = " ".join(line.strip() for line in str(err).splitlines() if line.strip())
-    return text or type(err).__name__
 
 
 def encode(tokenizer: Any, prompt: str, model_dir: Path) -> list[int]:

@@ -70,7 +70,7 @@ class LogitsRun:
         return run
 
     def measure(self, results: list[Result], session: Session) -> None:
-        """Run every readable Llama model directory among results; problems go through session.error."""
+        """Run every readable model directory among results; problems go through session.error."""
         from cfglint.logits import check, readings
 
         for result in results:
@@ -134,8 +134,10 @@ def _model_dir(result: Result) -> tuple[Path | None, str | None]:
     ctx = result.ctx
     if ctx.intent is None:
         return None, "the config is not readable"
-    if not ctx.intent.is_llama:
-        return None, f"runs Llama-family models only (model_type {ctx.intent.model_type!r})"
+    if ctx.intent.family is None:
+        return None, f"not run: cfglint models no family for model_type {ctx.intent.model_type!r}"
+    if ctx.intent.root:
+        return None, f"not run: the multimodal {ctx.intent.model_type} (only text models' checkpoints are run)"
     if "quantization_config" in ctx.config:
         return None, "quantized checkpoints are not supported"
     weights = ctx.weights

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cfglint.consumers.base import LOADS
+from cfglint.consumers.base import LOADS, NOT_APPLICABLE
 from cfglint.logits.spec import REQUIRED_VALUE_KEYS
 from cfglint.weights import loading
 from cfglint.weights.layout import HEAD
@@ -70,7 +70,8 @@ def plan(ctx: Context) -> dict[str, Plan]:
     for name, view in ctx.views.items():
         if view.outcome != LOADS:
             message = view.failure.message if view.failure else view.outcome
-            plans[name] = Plan(name, FAILS, message=message)
+            # A runtime with no loader for the family has nothing to run; one whose loader refuses fails.
+            plans[name] = Plan(name, NOT_RUN if view.outcome == NOT_APPLICABLE else FAILS, message=message)
             continue
         weight_load = weight_loads.get(name)
         if weight_load is not None and weight_load.outcome in (ERROR, PANIC):

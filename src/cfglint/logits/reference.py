@@ -1,18 +1,21 @@
-"""The reference: transformers 5's own LlamaForCausalLM (eager attention, float32) on a model directory.
+"""The reference: transformers 5's own model class for the family (eager attention, float32) on a directory.
 
 Its parameters are the only copy of the weights. transformers 5 loads safetensors memory-mapped, and
 checkpoint_tensors() hands out the very tensors the model computes with (state_dict() detaches without
-copying), so every LlamaReading built from them shares that single mapping.
+copying), so every reading built from them shares that single mapping. A Llama reading is the
+from-scratch LlamaReading; any other family's is a FamilyReading, the family's own modeling code.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from .family import FamilyReading, ModelLogits
 from .forward import LlamaReading
 from .spec import LlamaDims
 from .weights import map_checkpoint, stored_tensor_names
@@ -38,20 +41,29 @@ def _values_from_config(config: Any) -> dict[str, Any]:
     }
 
 
-class TransformersReference:
+def _is_llama(model_dir: Path) -> bool:
+    """Llama as cfglint's intent means it: model_type llama, or none beside a Llama architecture."""
+    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    return config.get("model_type") in (None, "llama")
+
+
+class TransformersReference(ModelLogits):
     """transformers 5 on model_dir, plus the shared tensors that readings are built from."""
 
     def __init__(self, model_dir: Path | str):
-        from transformers import LlamaForCausalLM
+        from transformers import AutoModelForCausalLM, LlamaForCausalLM
 
         self.model_dir = Path(model_dir)
-        self.model = LlamaForCausalLM.from_pretrained(
+        self.is_llama = _is_llama(self.model_dir)
+        model_class = LlamaForCausalLM if self.is_llama else AutoModelForCausalLM
+        self.model = model_class.from_pretrained(
             self.model_dir, dtype=torch.float32, attn_implementation="eager", local_files_only=True
         ).eval()
         config = self.model.config
-        self.values = _values_from_config(config)
-        self.dims = LlamaDims.from_config(config.to_dict())
         self.stored_names = stored_tensor_names(self.model_dir)
+        if self.is_llama:
+            self.values = _values_from_config(config)
+            self.dims = LlamaDims.from_config(config.to_dict())
         self._state = self.model.state_dict()
         self._unheld: dict[str, torch.Tensor] | None = None
 
@@ -64,38 +76,26 @@ class TransformersReference:
         since some runtimes load them all the same.
         """
         held = {name: tensor for name, tensor in self._state.items() if name in self.stored_names}
+        if not self.is_llama:
+            # Families whose loading renames or fuses tensors (Mixtral's experts) hold them under the
+            # model's names; only a tied head's alias is left out.
+            head = self.model.get_output_embeddings()
+            alias = {name for name, p in self.model.named_parameters(remove_duplicate=False) if p is head.weight}
+            held = {name: t for name, t in self._state.items() if name in self.stored_names or name not in alias}
         if self._unheld is None:
-            unheld = self.stored_names - held.keys()
+            unheld = set(self.stored_names - held.keys())
+            if not self.is_llama:
+                unheld = {name for name in unheld if name.endswith(".bias")}
             mapped = map_checkpoint(self.model_dir, unheld) if unheld else {}
             # Only these few leftovers are cast (a copy) when the checkpoint is not stored in float32.
             self._unheld = {name: tensor.to(torch.float32) for name, tensor in mapped.items()}
         return {**held, **self._unheld}
 
-    def reading(self, values: dict[str, Any]) -> LlamaReading:
-        """A from-scratch forward with the given values over the reference's tensors (no copy)."""
-        return LlamaReading(values, self.dims, self.checkpoint_tensors())
-
-    def _reset_dynamic_rope(self) -> None:
-        # Dynamic RoPE keeps the frequencies of the longest sequence seen so far; reset them so every call
-        # is computed as the prefill of a freshly loaded model.
-        rotary = self.model.model.rotary_emb
-        if "dynamic" in str(rotary.rope_type):
-            rotary.register_buffer("inv_freq", rotary.original_inv_freq.clone(), persistent=False)
-            rotary.max_seq_len_cached = rotary.original_max_seq_len
-
-    @torch.inference_mode()
-    def logits(self, input_ids: Sequence[int] | torch.Tensor) -> torch.Tensor:
-        """Logits of shape [seq, vocab] for one prompt, every position, computed without a cache."""
-        ids = torch.as_tensor(input_ids, dtype=torch.long).reshape(1, -1)
-        self._reset_dynamic_rope()
-        return self.model(input_ids=ids, use_cache=False).logits[0]
-
-    @torch.inference_mode()
-    def next_token_logits(self, input_ids: Sequence[int] | torch.Tensor) -> torch.Tensor:
-        """Logits of shape [vocab] for the last position only."""
-        ids = torch.as_tensor(input_ids, dtype=torch.long).reshape(1, -1)
-        self._reset_dynamic_rope()
-        return self.model(input_ids=ids, use_cache=False, logits_to_keep=1).logits[0, -1]
+    def reading(self, values: dict[str, Any]) -> LlamaReading | FamilyReading:
+        """A forward with the given values over the reference's tensors (no copy)."""
+        if self.is_llama:
+            return LlamaReading(values, self.dims, self.checkpoint_tensors())
+        return FamilyReading(type(self.model), self.model.config.to_dict(), values, self.checkpoint_tensors(), self.stored_names)
 
     def greedy(self, input_ids: Sequence[int] | torch.Tensor, n: int, stop_at_eos: bool = False) -> list[int]:
         """Greedy decoding by full recompute, the same procedure LlamaReading.greedy uses."""

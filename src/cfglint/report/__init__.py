@@ -9,7 +9,8 @@ from typing import Callable
 
 from cfglint.errors import UsageError
 
-FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github")
+FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "markdown")
+SUMMARIZED = ("full", "markdown")  # the formats a person reads to the end, which close with a summary line
 
 
 def choose_format(requested: str | None) -> str:
@@ -25,23 +26,31 @@ def renderer(fmt: str) -> Callable:
     return importlib.import_module(f"cfglint.report.{fmt.replace('-', '_')}_format").render
 
 
-def write_report(fmt: str, results, diagnostics, *, output: str | None = None, statistics: bool = False) -> None:
+def render(fmt: str, results, diagnostics, *, style=None, statistics: bool = False, unreadable: int = 0) -> str:
+    """The findings (or their statistics) as text; `unreadable` targets are named in the summary line."""
+    from cfglint.report.style import Style
+
+    style = style or Style(False)
+    if statistics:
+        from cfglint.report.statistics import render_statistics
+
+        return render_statistics(diagnostics, as_json=fmt in ("json", "json-lines"), unreadable=unreadable)
+    rules = {r.code: r for result in results for r in result.rules}
+    docs = {r.display: r.ctx.doc for r in results}
+    text = renderer(fmt)(diagnostics, docs, style, rules)
+    if fmt in SUMMARIZED:
+        from cfglint.report.full_format import summary
+
+        text += summary(diagnostics, unreadable)
+    return text
+
+
+def write_report(fmt: str, results, diagnostics, *, output: str | None = None, statistics: bool = False, unreadable: int = 0) -> None:
     """Render the findings (or their statistics) to stdout, or to `output` without color."""
     from cfglint.report.style import Style, for_stream
 
     style = Style(False) if output else for_stream(sys.stdout)
-    rules = {r.code: r for result in results for r in result.rules}
-    if statistics:
-        from cfglint.report.statistics import render_statistics
-
-        text = render_statistics(diagnostics, as_json=fmt in ("json", "json-lines"))
-    else:
-        docs = {r.display: r.ctx.doc for r in results}
-        text = renderer(fmt)(diagnostics, docs, style, rules)
-        if fmt == "full":
-            from cfglint.report.full_format import summary
-
-            text += summary(diagnostics)
+    text = render(fmt, results, diagnostics, style=style, statistics=statistics, unreadable=unreadable)
     if output is None:
         sys.stdout.write(text)
         return

@@ -32,15 +32,21 @@ def render(diagnostics, docs, style: Style, rules=None) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def summary(diagnostics) -> str:
-    if not diagnostics:
-        return "All checks passed!\n"
+def summary(diagnostics, unreadable: int = 0) -> str:
     safe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE)
     unsafe = sum(1 for d in diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
-    n = len(diagnostics)
-    text = f"Found {n} finding{'s' if n != 1 else ''}."
+    text = headline(len(diagnostics), unreadable)
     if safe:
         text += f"\n[*] {safe} fixable with `cfglint fix --write`."
     if unsafe:
         text += f"\n{unsafe} more fixable with `cfglint fix --write --unsafe-fixes`."
     return text + "\n"
+
+
+def headline(findings: int, unreadable: int = 0) -> str:
+    """The run in one line; it never says every check passed when a target could not be read."""
+    found = f"Found {findings} finding{'s' if findings != 1 else ''}" if findings else ""
+    if unreadable:
+        missed = f"{unreadable} target{'s' if unreadable != 1 else ''} could not be read"
+        return f"{found}; {missed}." if found else f"No findings in what was read, but {missed}."
+    return f"{found}." if found else "All checks passed!"

@@ -9,17 +9,17 @@ from __future__ import annotations
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def _data(text: str) -> str:
+def escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render(diagnostics, docs, style, rules=None) -> str:
     lines = []
     for d in diagnostics:
-        fields = f"file={_property(d.path)},line={d.line},col={d.column},title={_property(d.code)}"
-        lines.append(f"::{_LEVEL[d.severity.value]} {fields}::{_data(d.message)}")
+        fields = f"file={escape_property(d.path)},line={d.line},col={d.column},title={escape_property(d.code)}"
+        lines.append(f"::{_LEVEL[d.severity.value]} {fields}::{escape_data(d.message)}")
     return "".join(line + "\n" for line in lines)

@@ -6,9 +6,10 @@ import json
 from collections import Counter
 
 from cfglint.diagnostics import Applicability
+from cfglint.report.full_format import headline
 
 
-def render_statistics(diagnostics, *, as_json: bool) -> str:
+def render_statistics(diagnostics, *, as_json: bool, unreadable: int = 0) -> str:
     counts = Counter(d.code for d in diagnostics)
     fixable = {d.code for d in diagnostics if d.fix and d.fix.applicability is Applicability.SAFE}
     names = {d.code: d.name for d in diagnostics}
@@ -21,5 +22,5 @@ def render_statistics(diagnostics, *, as_json: bool) -> str:
     width = max((len(str(r["count"])) for r in rows), default=1)
     lines = [f"{r['count']:>{width}}  {r['code']}  {'[*]' if r['fixable'] else '   '} {r['name']}" for r in rows]
     total = sum(counts.values())
-    lines.append(f"Found {total} finding{'s' if total != 1 else ''}." if total else "All checks passed!")
+    lines.append(headline(total, unreadable))
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ header reader is imported only for a directory that holds weight files.
 from __future__ import annotations
 
 import os
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ def is_shard(name: str) -> bool:
 
 
 def is_pickle(name: str) -> bool:
-    return any(Path(name).match(p) for p in PICKLE_PATTERNS)
+    return any(fnmatchcase(name, p) for p in PICKLE_PATTERNS)
 
 
 def find(directory: Path) -> Weights | None:

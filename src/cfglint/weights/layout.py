@@ -1,8 +1,9 @@
-"""The tensors a Llama-family causal LM is built from, named as transformers saves them.
+"""The tensors a decoder-only causal LM is built from, named as transformers 5 saves them, per family.
 
 Each expected tensor records, per axis, which config quantity sets it, so a shape mismatch can name the
-key to blame. The same layout serves every consumer: only the values plugged in differ (candle derives
-head_dim as hidden/heads, mlx-lm defaults tie_word_embeddings to true, ...).
+key to blame. The same layout serves every runtime: only the values plugged in differ (candle derives
+head_dim as hidden/heads, mlx-lm defaults tie_word_embeddings to true, ...). The families differ in their
+per-layer norms, per-head q/k norms and fused projections (LAYOUTS); what they share is Llama's.
 """
 
 from __future__ import annotations
@@ -39,6 +40,15 @@ class Expected:
 
 
 @dataclass(frozen=True)
+class MoeShape:
+    count_key: str  # the key the number of experts was read from
+    experts: int
+    expert_size: int
+    shared_size: int  # 0 without a shared expert
+    dense: frozenset[int]  # layers with a plain MLP instead of experts
+
+
+@dataclass(frozen=True)
 class Shape:
     """The numbers a layout needs, as one reader ends up with them."""
 
@@ -51,6 +61,7 @@ class Shape:
     vocab: int
     head_dim_key: str  # "head_dim" when the reader takes it from the file, else "num_attention_heads"
     kv_given: bool  # False when num_key_value_heads is the head count by default
+    moe: MoeShape | None = None  # a mixture of experts' numbers
 
     @classmethod
     def of(cls, dims: dict[str, Any], values: dict[str, Any], head_dim_given: bool, kv_given: bool) -> Shape | None:
@@ -93,8 +104,82 @@ def is_inv_freq(name: str) -> bool:
     return name.endswith(INV_FREQ_SUFFIX)
 
 
+@dataclass(frozen=True)
+class Experts:
+    """A mixture of experts' sparse MLP, as transformers 5 saves it (per expert, not fused): the router
+    (`gate`), each expert's three projections, and Qwen2-MoE's shared expert with its one-wide gate."""
+
+    module: str  # the layer's module holding them: "block_sparse_moe" (Mixtral) or "mlp"
+    projections: tuple[str, str, str]  # an expert's gate, up and down projections
+    count: tuple[tuple[str, ...], int]  # the keys that set the number of experts, the one read first, and the default
+    size: tuple[str, int]  # the key that sets an expert's intermediate size, and its default
+    shared: tuple[str, int] | None = None  # the shared expert's size key and default
+    stepped: bool = False  # decoder_sparse_step and mlp_only_layers leave some layers dense
+
+    def shape(self, config: dict[str, Any], layers: int) -> MoeShape | None:
+        """None when a number is not a count (the config rules say so)."""
+        keys, default = self.count
+        count_key = next((k for k in keys if config.get(k) is not None), keys[0])
+        numbers = [config.get(count_key, default)] + [config.get(k, d) for k, d in (self.size, self.shared or ("", 0))]
+        if not all(type(n) is int and n >= 0 for n in numbers):
+            return None
+        dense: set[int] = set()
+        if self.stepped:
+            step, only = config.get("decoder_sparse_step", 1), config.get("mlp_only_layers", [])
+            if type(step) is not int or step <= 0 or not isinstance(only, list):
+                return None
+            dense = {i for i in range(layers) if i in only or numbers[0] == 0 or (i + 1) % step}
+        return MoeShape(count_key, numbers[0], numbers[1], numbers[2], frozenset(dense))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What one family's decoder layer holds beyond Llama's attention and MLP projections."""
+
+    norms: tuple[str, ...] = ("input_layernorm", "post_attention_layernorm")  # per layer, hidden_size each
+    head_norms: str = ""  # "per-head": q_norm and k_norm of head_dim; "per-projection": of the q and k widths
+    fused: bool = False  # one qkv_proj and one gate_up_proj instead of q/k/v and gate/up
+    experts: Experts | None = None  # a mixture of experts instead of the MLP (in every layer, or the sparse ones)
+    source: str = ""
+
+
+_T5 = "transformers 5.24 models/{0}/modeling_{0}.py; names and shapes checked against the model it builds (tests/test_weights_families.py)"
+_GEMMA2_NORMS = ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm")
+LAYOUTS: dict[str, Layout] = {
+    "llama": Layout(source=_T5.format("llama")),
+    "mistral": Layout(source=_T5.format("mistral")),
+    "granite": Layout(source=_T5.format("granite")),
+    "qwen2": Layout(source=_T5.format("qwen2")),  # its q/k/v biases come from the reading's attention_bias
+    "gemma": Layout(source=_T5.format("gemma")),
+    "qwen3": Layout(head_norms="per-head", source=_T5.format("qwen3")),
+    "gemma2": Layout(_GEMMA2_NORMS, source=_T5.format("gemma2")),
+    "gemma3_text": Layout(_GEMMA2_NORMS, head_norms="per-head", source=_T5.format("gemma3")),
+    "olmo2": Layout(("post_attention_layernorm", "post_feedforward_layernorm"), head_norms="per-projection", source=_T5.format("olmo2")),
+    "phi3": Layout(fused=True, source=_T5.format("phi3")),
+    "mixtral": Layout(experts=Experts("block_sparse_moe", ("w1", "w3", "w2"), (("num_experts", "num_local_experts"), 8), ("intermediate_size", 14336)),
+                         source=_T5.format("mixtral")),
+    "qwen2_moe": Layout(experts=Experts("mlp", MLP, (("num_experts",), 60), ("moe_intermediate_size", 1408),
+                                        shared=("shared_expert_intermediate_size", 5632), stepped=True),
+                        source=_T5.format("qwen2_moe")),
+    "qwen3_moe": Layout(head_norms="per-head",
+                        experts=Experts("mlp", MLP, (("num_local_experts", "num_experts"), 128), ("moe_intermediate_size", 768), stepped=True),
+                        source=_T5.format("qwen3_moe")),
+}
+LLAMA = LAYOUTS["llama"]
+
+
+def biased(flag: object, fused: bool = False) -> tuple[str, ...]:
+    """The attention projections with a bias, for a reading's attention_bias: true (all four), "q/k/v" (Qwen2's
+    implicit biases) or false."""
+    if flag is True:
+        return ("qkv_proj", "o_proj") if fused else ATTENTION
+    if flag == "q/k/v":
+        return ("qkv_proj",) if fused else ATTENTION[:3]
+    return ()
+
+
 @lru_cache(maxsize=64)  # consumers that read the same numbers share one layout; callers must not mutate it
-def expected(s: Shape, *, tie: bool, attention_bias: bool, mlp_bias: bool) -> dict[str, Expected]:
+def expected(s: Shape, *, tie: bool, attention_bias: bool | str, mlp_bias: bool, layout: Layout = LLAMA) -> dict[str, Expected]:
     hidden = Axis(s.hidden, "hidden_size", f"hidden_size {s.hidden}")
     vocab = Axis(s.vocab, "vocab_size", f"vocab_size {s.vocab}")
     inter = Axis(s.intermediate, "intermediate_size", f"intermediate_size {s.intermediate}")
@@ -104,25 +189,70 @@ def expected(s: Shape, *, tie: bool, attention_bias: bool, mlp_bias: bool) -> di
     kv_heads = f"num_key_value_heads {s.kv_heads}" if s.kv_given else f"num_key_value_heads not written, so {s.kv_heads} (the head count)"
     kv = Axis(s.kv_heads * s.head_dim, kv_key, f"{kv_heads} × head_dim {s.head_dim}")
 
+    if layout.fused:
+        qkv = Axis(q.size + 2 * kv.size, q_key, f"{q.why} + 2 × {kv.why}")
+        rows = {"qkv_proj": qkv, "o_proj": hidden}
+        gate_up = Axis(2 * s.intermediate, "intermediate_size", f"2 × intermediate_size {s.intermediate}")
+        mlp = {"gate_up_proj": (gate_up, hidden), "down_proj": (hidden, inter)}
+    else:
+        rows = {"q_proj": q, "k_proj": kv, "v_proj": kv, "o_proj": hidden}
+        mlp = {"gate_proj": (inter, hidden), "up_proj": (inter, hidden), "down_proj": (hidden, inter)}
+    with_bias = biased(attention_bias, layout.fused)
+    head_norms: dict[str, Axis] = {}
+    if layout.head_norms == "per-head":
+        per_head = Axis(s.head_dim, s.head_dim_key, f"head_dim {s.head_dim}")
+        head_norms = {"q_norm": per_head, "k_norm": per_head}
+    elif layout.head_norms == "per-projection":
+        head_norms = {"q_norm": q, "k_norm": kv}
+
     out: list[Expected] = [Expected(EMBED, (vocab, hidden), "embedding"), Expected("model.norm.weight", (hidden,), "norm")]
     if not tie:
         out.append(Expected(HEAD, (vocab, hidden), "head"))
     for i in range(s.layers):
         p = f"model.layers.{i}."
-        rows = {"q_proj": q, "k_proj": kv, "v_proj": kv, "o_proj": hidden}
-        for proj in ATTENTION:
+        for proj, rows_axis in rows.items():
             cols = q if proj == "o_proj" else hidden
-            out.append(Expected(f"{p}self_attn.{proj}.weight", (rows[proj], cols), "layer"))
-            if attention_bias:
-                out.append(Expected(f"{p}self_attn.{proj}.bias", (rows[proj],), "bias"))
-        for proj in MLP:
-            shape = (hidden, inter) if proj == "down_proj" else (inter, hidden)
-            out.append(Expected(f"{p}mlp.{proj}.weight", shape, "layer"))
-            if mlp_bias:
-                out.append(Expected(f"{p}mlp.{proj}.bias", shape[:1], "bias"))
-        out.append(Expected(f"{p}input_layernorm.weight", (hidden,), "layer"))
-        out.append(Expected(f"{p}post_attention_layernorm.weight", (hidden,), "layer"))
+            out.append(Expected(f"{p}self_attn.{proj}.weight", (rows_axis, cols), "layer"))
+            if proj in with_bias:
+                out.append(Expected(f"{p}self_attn.{proj}.bias", (rows_axis,), "bias"))
+        for name, axis in head_norms.items():
+            out.append(Expected(f"{p}self_attn.{name}.weight", (axis,), "layer"))
+        if layout.experts is not None and s.moe is not None and i not in s.moe.dense:
+            out += _experts(p, layout.experts, s.moe, hidden)
+        else:
+            for proj, shape in mlp.items():
+                out.append(Expected(f"{p}mlp.{proj}.weight", shape, "layer"))
+                if mlp_bias:
+                    out.append(Expected(f"{p}mlp.{proj}.bias", shape[:1], "bias"))
+        for norm in layout.norms:
+            out.append(Expected(f"{p}{norm}.weight", (hidden,), "layer"))
     return {e.name: e for e in out}
+
+
+def _experts(prefix: str, experts: Experts, moe: MoeShape, hidden: Axis) -> list[Expected]:
+    count_key, size_key = moe.count_key, experts.size[0]
+    router = Axis(moe.experts, count_key, f"{count_key} {moe.experts}")
+    size = Axis(moe.expert_size, size_key, f"{size_key} {moe.expert_size}")
+    gate, up, down = experts.projections
+    m = f"{prefix}{experts.module}."
+    out = [Expected(f"{m}gate.weight", (router, hidden), "layer")]
+    for e in range(moe.experts):
+        for proj in (gate, up):
+            out.append(Expected(f"{m}experts.{e}.{proj}.weight", (size, hidden), "layer"))
+        out.append(Expected(f"{m}experts.{e}.{down}.weight", (hidden, size), "layer"))
+    if experts.shared is not None:
+        key = experts.shared[0]
+        shared = Axis(moe.shared_size, key, f"{key} {moe.shared_size}")
+        out += [Expected(f"{m}shared_expert.{gate}.weight", (shared, hidden), "layer"),
+                Expected(f"{m}shared_expert.{up}.weight", (shared, hidden), "layer"),
+                Expected(f"{m}shared_expert.{down}.weight", (hidden, shared), "layer"),
+                Expected(f"{m}shared_expert_gate.weight", (Axis(1, key, "one shared-expert gate"), hidden), "layer")]
+    return out
+
+
+def layout_of(family: str | None) -> Layout | None:
+    """The family's layout; None for one whose tensors are not modelled (mixtures of experts, ...)."""
+    return LAYOUTS.get(family) if family is not None else None
 
 
 def blame(spec: Expected, stored: tuple[int, ...]) -> Axis | None:

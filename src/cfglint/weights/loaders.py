@@ -8,7 +8,7 @@ Consumers with no entry here are left out of weight findings rather than guessed
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cfglint.weights.layout import HEAD, is_inv_freq
@@ -114,5 +114,28 @@ LOADERS = {
 }
 
 
-def loader_for(consumer: str) -> Loader | None:
-    return LOADERS.get(consumer)
+# Where a runtime's model code for a family treats tensors differently from its Llama model: mlx-lm's
+# Model.sanitize differs per module (mlx-lm 0.32 models/<family>.py; its mistral is models/llama.py).
+_MLX = "mlx-lm 0.32 models/{}.py"
+FAMILY_LOADERS: dict[tuple[str, str], dict] = {
+    # sanitize pops a tied lm_head.weight, and keeps any rotary_emb.inv_freq (which the strict load refuses)
+    ("mlx-lm", "qwen3"): dict(drops_inv_freq="", source=_MLX.format("qwen3") + " Model.sanitize"),
+    ("mlx-lm", "granite"): dict(drops_inv_freq="", source=_MLX.format("granite") + " Model.sanitize"),
+    # no sanitize at all: a stored head or inv_freq is refused
+    ("mlx-lm", "gemma"): dict(drops_tied_head=False, drops_inv_freq="", source=_MLX.format("gemma") + ": no sanitize; the head is always the embeddings"),
+    ("mlx-lm", "gemma2"): dict(drops_tied_head=False, drops_inv_freq="", source=_MLX.format("gemma2") + ": no sanitize; the head is always the embeddings"),
+    ("mlx-lm", "phi3"): dict(drops_tied_head=False, drops_inv_freq="", source=_MLX.format("phi3") + ": no sanitize"),
+    # sanitize drops inv_freq only; a tied model with a stored head is refused
+    ("mlx-lm", "olmo2"): dict(drops_tied_head=False, source=_MLX.format("olmo2") + " Model.sanitize"),
+    # sanitize unties when lm_head.weight is stored, whatever tie_word_embeddings says
+    ("mlx-lm", "gemma3_text"): dict(drops_tied_head=False, drops_inv_freq="", head_stored=True,
+                                    source=_MLX.format("gemma3_text") + " Model.sanitize"),
+}
+
+
+def loader_for(consumer: str, family: str | None = "llama") -> Loader | None:
+    loader = LOADERS.get(consumer)
+    override = FAMILY_LOADERS.get((consumer, family or ""))
+    if loader is None or not override:
+        return loader
+    return replace(loader, **{**override, "source": f"{override['source']}; {loader.source}"})

@@ -6,11 +6,11 @@ from its own view's values and reacts to differences as its loader does (weights
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from cfglint.weights.layout import HEAD, Axis, Expected, Shape, blame, expected, is_bias
-from cfglint.weights.loaders import DROPS, ERROR, IGNORES, LOADERS, RANK, WARNS, Loader, loader_for
+from cfglint.weights.layout import HEAD, LLAMA, Axis, Expected, Layout, Shape, blame, expected, is_bias, layout_of
+from cfglint.weights.loaders import DROPS, ERROR, IGNORES, RANK, WARNS, Loader, loader_for
 
 if TYPE_CHECKING:
     from cfglint.rule import Context
@@ -73,17 +73,24 @@ def shape_of(ctx: Context, values: dict, sources: dict) -> Shape | None:
     if ctx.intent is None:
         return None
     dims = {k: values.get(k, v) for k, v in ctx.intent.dims.items()}
-    return Shape.of(dims, values, head_dim_given=sources.get("head_dim") == "/head_dim",
-                    kv_given=sources.get("num_key_value_heads") == "/num_key_value_heads")
+    shape = Shape.of(dims, values, head_dim_given=sources.get("head_dim") == "/head_dim",
+                     kv_given=sources.get("num_key_value_heads") == "/num_key_value_heads")
+    layout = modelled_layout(ctx)
+    if shape is None or layout is None or layout.experts is None:
+        return shape
+    # The experts' numbers as transformers 5 reads them, for every runtime: no reading reports its own.
+    moe = layout.experts.shape(ctx.config, shape.layers)
+    return replace(shape, moe=moe) if moe is not None else None
 
 
-def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict) -> Loading:
+def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict, layout: Layout = LLAMA) -> Loading:
     stored = weights.tensors
     tie = values.get("tie_word_embeddings") is True
-    attention_bias = loader.biases_stored or values.get("attention_bias") is True
+    attention_bias = True if loader.biases_stored else values.get("attention_bias")
     mlp_bias = loader.biases_stored or values.get("mlp_bias") is True
     keeps_head = loader.head_stored or (loader.unties and HEAD in stored)
-    want = expected(shape, tie=tie and not keeps_head, attention_bias=attention_bias, mlp_bias=mlp_bias)
+    want = expected(shape, tie=tie and not keeps_head, attention_bias=attention_bias if isinstance(attention_bias, (bool, str)) else False,
+                    mlp_bias=mlp_bias, layout=layout)
     if loader.biases_stored:
         want = {n: e for n, e in want.items() if not is_bias(n) or n in stored}
     if loader.head_stored and HEAD not in stored:
@@ -109,24 +116,33 @@ def load(weights: Weights, name: str, loader: Loader, shape: Shape, values: dict
 
 def plan(ctx: Context) -> dict[str, Loading]:
     """The reference first (under REFERENCE), then every loaded consumer with a known loader."""
-    weights = ctx.weights
-    if weights is None or not weights.safetensors or ctx.intent is None or not ctx.intent.is_llama:
+    weights, intent, layout = ctx.weights, ctx.intent, modelled_layout(ctx)
+    if weights is None or not weights.safetensors or intent is None or layout is None:
         return {}
-    if "quantization_config" in ctx.config:
-        return {}  # quantized layouts (packed weights, scales) are not the plain Llama layout
     key = ("plan", tuple(ctx.views))
     if key not in weights.cache:
+        family = intent.family
         out: dict[str, Loading] = {}
-        reference = shape_of(ctx, ctx.intent.values, ctx.intent.sources)
-        if reference is not None:
-            out[REFERENCE] = load(weights, REFERENCE, LOADERS["transformers-5"], reference, ctx.intent.values)
+        reference = shape_of(ctx, intent.values, intent.sources)
+        reference_loader = loader_for("transformers-5", family)
+        if reference is not None and reference_loader is not None:
+            out[REFERENCE] = load(weights, REFERENCE, reference_loader, reference, intent.values, layout)
         for name, view in ctx.loaded():
-            loader = loader_for(name)
+            loader = loader_for(name, family)
             shape = shape_of(ctx, view.values, view.sources) if loader else None
             if loader is not None and shape is not None:
-                out[name] = load(weights, name, loader, shape, view.values)
+                out[name] = load(weights, name, loader, shape, view.values, layout)
         weights.cache[key] = out
     return weights.cache[key]
+
+
+def modelled_layout(ctx: Context) -> Layout | None:
+    """The tensor layout the checkpoint beside this config is held against; None when cfglint has none for it:
+    a family whose layout is not modelled, a multimodal file's text model (its tensors sit under the
+    multimodal model's own prefixes), a quantized checkpoint (packed weights, scales)."""
+    if ctx.intent is None or ctx.root or "quantization_config" in ctx.config:
+        return None
+    return layout_of(ctx.intent.family)
 
 
 def consumers(ctx: Context) -> dict[str, Loading]:

@@ -1,0 +1,70 @@
+"""Stop tokens: which token ends a turn, and which ids each runtime stops generating on.
+
+Each runtime takes its stop set from a different file (runtimes.py says which, with its source); the chat
+template says which token ends an assistant turn (template.py renders it to find out). The rules T001-T005
+compare them; `cfglint view` shows every runtime's set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from cfglint.generation import FROM_GENERATION_FILE
+from cfglint.stops import files as tokenizer_files
+from cfglint.stops.files import SPECIAL_KEYS, TokenizerFiles
+from cfglint.stops.runtimes import Inputs, StopSet, stop_sets
+from cfglint.stops.template import TurnEnd, turn_end
+
+if TYPE_CHECKING:
+    from cfglint.rule import Context
+
+
+@dataclass
+class Stops:
+    files: TokenizerFiles
+    inputs: Inputs
+    sets: dict[str, StopSet] = field(default_factory=dict)
+    turn: TurnEnd | None = None  # None: no chat template (or one that could not be read)
+
+    @property
+    def turn_end_id(self) -> int | None:
+        if self.turn is None:
+            return None
+        return self.files.vocabulary.id_of(self.turn.token)
+
+    def missing_turn_end(self) -> dict[str, StopSet]:
+        """Runtimes whose (complete) stop set lacks the template's end-of-turn id."""
+        token_id = self.turn_end_id
+        if token_id is None:
+            return {}
+        return {n: s for n, s in self.sets.items() if s.complete and s.failure is None and token_id not in s.ids}
+
+
+def analyse(ctx: Context) -> Stops | None:
+    """None for a file that is not a model directory's config.json, not a readable config, or one without
+    tokenizer files beside it (the stop sets would only repeat the eos_token_id that `view` shows)."""
+    path = ctx.doc.path
+    if ctx.intent is None or path.name != "config.json" or not path.is_file():
+        return None
+    files = tokenizer_files.load(path.parent)
+    if not files.any:
+        return None
+    generation = ctx.generation
+    generation_file = generation is not None and generation.origin == FROM_GENERATION_FILE
+    vocab = ctx.intent.dims.get("vocab_size")
+    inputs = Inputs(
+        files=files,
+        model_type=ctx.intent.model_type,
+        config_eos=ctx.config.get("eos_token_id"),
+        generation_file=generation_file,
+        generation_eos=generation.values.get("eos_token_id") if generation is not None else None,
+        vocab_size=vocab if type(vocab) is int else None,
+        gguf_ids=tokenizer_files.gguf_special_ids(path.parent),
+    )
+    stops = Stops(files, inputs, stop_sets(inputs, set(ctx.views)))
+    if files.template is not None:
+        variables = {k: t for k in SPECIAL_KEYS if (t := files.special(k)) is not None}
+        names = set(files.vocabulary.by_text) | set(variables.values())
+        stops.turn = turn_end(files.template, variables, names)
+    return stops

@@ -1,0 +1,229 @@
+"""Which token ids each runtime stops generating on, and where each id comes from: one entry per runtime,
+its precedence written as its own code reads the files, with the source it was read from.
+
+A runtime that looks a token up by its text finds it among the added tokens (tokenizer.json's, else
+tokenizer_config.json's added_tokens_decoder); a text that is not there makes the set incomplete rather
+than wrong, since cfglint does not read the base vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cfglint.stops.files import TokenizerFiles
+
+
+@dataclass(frozen=True)
+class Stop:
+    id: int
+    origin: str  # where the runtime takes it from, e.g. "generation_config.json eos_token_id"
+
+
+@dataclass
+class StopSet:
+    runtime: str
+    consumer: str  # the --consumer it is reported under
+    stops: list[Stop] = field(default_factory=list)
+    complete: bool = True  # False: a token the runtime looks up by text is not among the added tokens read
+    failure: str | None = None  # the runtime refuses to generate at all
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        return tuple(sorted({s.id for s in self.stops}))
+
+    def add(self, token_id: Any, origin: str) -> None:
+        if type(token_id) is int and token_id >= 0:
+            self.stops.append(Stop(token_id, origin))
+
+    def add_all(self, value: Any, origin: str) -> None:
+        for token_id in value if isinstance(value, list) else [value]:
+            self.add(token_id, origin)
+
+    def add_named(self, files: TokenizerFiles, text: str | None, origin: str) -> bool:
+        token_id = files.vocabulary.id_of(text)
+        if token_id is None:
+            self.complete = False
+            return False
+        self.add(token_id, f"{origin} {text!r}")
+        return True
+
+    def to_json(self) -> dict:
+        return {
+            "ids": list(self.ids),
+            "from": [{"id": s.id, "origin": s.origin} for s in self.stops],
+            "complete": self.complete,
+            "failure": self.failure,
+        }
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a runtime's stop set depends on."""
+
+    files: TokenizerFiles
+    model_type: str | None
+    config_eos: Any  # config.json's eos_token_id (the model config's; text_config's in a multimodal file)
+    generation_file: bool  # generation_config.json exists and parses as an object
+    generation_eos: Any  # generation_config.json's eos_token_id, or config.json's without that file
+    vocab_size: int | None
+    gguf_ids: dict[str, int] | None = None  # a GGUF's tokenizer.ggml.*_token_id, when one is beside config.json
+
+    @property
+    def generation_origin(self) -> str:
+        return "generation_config.json eos_token_id" if self.generation_file else "config.json eos_token_id"
+
+    def tokenizer_eos(self, stops: StopSet) -> None:
+        """AutoTokenizer's eos_token_id: special_tokens_map.json's eos_token, else tokenizer_config.json's."""
+        text = self.files.special("eos_token")
+        if text is not None:
+            stops.add_named(self.files, text, "tokenizer eos_token")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    name: str
+    consumer: str
+    source: str
+    resolve: Callable[[Inputs, StopSet], None]
+
+
+def _generate(inputs: Inputs, stops: StopSet) -> None:
+    stops.add_all(inputs.generation_eos, inputs.generation_origin)
+
+
+def _vllm(inputs: Inputs, stops: StopSet) -> None:
+    inputs.tokenizer_eos(stops)
+    stops.add_all(inputs.generation_eos, inputs.generation_origin)
+
+
+def _mlx_lm(inputs: Inputs, stops: StopSet) -> None:
+    if inputs.generation_file and inputs.generation_eos:  # `if eos := generation_config.get("eos_token_id")`
+        stops.add_all(inputs.generation_eos, "generation_config.json eos_token_id")
+    elif inputs.config_eos:  # `set(eos_token_ids or [])`
+        stops.add_all(inputs.config_eos, "config.json eos_token_id")
+    inputs.tokenizer_eos(stops)  # added whenever the tokenizer has one
+
+
+# candle's examples stop on tokens they name; (text, fallback): no fallback means the example bails out
+# when the tokenizer lacks the text.
+CANDLE_NAMED: dict[str, tuple[tuple[str, str | None], ...]] = {
+    "qwen2": (("<|endoftext|>", None), ("<|im_end|>", None)),
+    "qwen2_moe": (("<|endoftext|>", None), ("<|im_end|>", None)),
+    "qwen3": (("<|endoftext|>", None), ("<|im_end|>", None)),
+    "qwen3_moe": (("<|endoftext|>", None), ("<|im_end|>", None)),
+    "gemma": (("<eos>", None), ("<end_of_turn>", "<eos>")),
+    "gemma2": (("<eos>", None), ("<end_of_turn>", "<eos>")),
+    "gemma3_text": (("<eos>", None), ("<end_of_turn>", "<eos>")),
+    "mistral": (("</s>", None),),
+    "phi3": (("<|endoftext|>", None),),
+}
+
+
+def _candle(inputs: Inputs, stops: StopSet) -> None:
+    if inputs.model_type == "llama":  # LlamaConfig.eos_token_id, else tokenizer.token_to_id("</s>")
+        if inputs.config_eos is not None:
+            stops.add_all(inputs.config_eos, "config.json eos_token_id")
+        else:
+            stops.add_named(inputs.files, "</s>", "by name")
+        return
+    for text, fallback in CANDLE_NAMED.get(inputs.model_type or "", ()):
+        if stops.add_named(inputs.files, text, "by name"):
+            continue
+        if fallback is None and inputs.files.vocabulary.from_tokenizer_json:
+            stops.failure = f"cannot find the {text} token"
+            return
+        if fallback is not None:
+            stops.add_named(inputs.files, fallback, f"by name ({text} is absent)")
+
+
+# mistral.rs also stops on these when the vocabulary has them and the chat template writes them.
+MISTRALRS_ALTERNATES = ("<|im_end|>", "<end_of_turn>", "<|end_of_text|>", "<|end|>", "<|eot_id|>")
+
+
+def _mistralrs(inputs: Inputs, stops: StopSet) -> None:
+    files = inputs.files
+    text = files.special("eos_token", map_wins=False)
+    if text is not None:
+        stops.add_named(files, text, "tokenizer_config.json eos_token")
+    template = files.template or ""
+    for alternate in MISTRALRS_ALTERNATES:
+        if alternate in files.vocabulary.by_text and alternate in template:
+            stops.add_named(files, alternate, "alternate end of turn")
+    stops.add_all(inputs.generation_eos, inputs.generation_origin)
+
+
+# llama.cpp's runtime ends generation on the GGUF's eos, eot and eom ids and on every token with one of
+# these texts (llama-vocab.cpp, "maintain a list of tokens that cause end-of-generation").
+LLAMA_CPP_EOG_TEXTS = (
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<end_of_turn>", "<|endoftext|>",
+    "<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
+)
+# Ids a converter class writes whatever the tokenizer says (conversion/gemma.py GemmaModel.set_vocab).
+LLAMA_CPP_CONVERTER_EOT = {"gemma": 107}
+
+
+def _llama_cpp(inputs: Inputs, stops: StopSet) -> None:
+    files = inputs.files
+    if inputs.gguf_ids is not None:  # a converted file says itself what it holds
+        for kind in ("eos", "eot", "eom"):
+            stops.add(inputs.gguf_ids.get(kind), f"GGUF {kind} (tokenizer.ggml.{kind}_token_id)")
+        _end_of_generation_texts(files, stops)
+        return
+    text = files.special("eos_token", map_wins=False)
+    found = files.vocabulary.from_tokenizer_json and text is not None and text in files.vocabulary.by_text
+    if found:
+        stops.add_named(files, text, "GGUF eos (tokenizer_config.json eos_token)")
+    elif type(inputs.config_eos) is int and (inputs.vocab_size is None or inputs.config_eos < inputs.vocab_size):
+        stops.add(inputs.config_eos, "GGUF eos (config.json eos_token_id)")  # a list is skipped
+    if inputs.model_type in LLAMA_CPP_CONVERTER_EOT:
+        stops.add(LLAMA_CPP_CONVERTER_EOT[inputs.model_type], "GGUF eot (written by the converter)")
+    _end_of_generation_texts(files, stops)
+
+
+def _end_of_generation_texts(files: TokenizerFiles, stops: StopSet) -> None:
+    for eog in LLAMA_CPP_EOG_TEXTS:
+        if eog in files.vocabulary.by_text:
+            stops.add(files.vocabulary.by_text[eog], f"end-of-generation text {eog!r}")
+
+
+RUNTIMES: tuple[Runtime, ...] = (
+    Runtime("transformers-5", "transformers-5",
+            "transformers 5.24 generation/utils.py: generate() stops on its generation config's eos_token_id, "
+            "read from generation_config.json, else from config.json (GenerationConfig.from_model_config)", _generate),
+    Runtime("transformers-4", "transformers-4", "transformers 4.57.6 generation/utils.py: as transformers 5", _generate),
+    Runtime("vllm", "transformers-4",
+            "vllm sampling_params.py update_from_generation_config: the tokenizer's eos_token_id and the "
+            "generation config's eos_token_id (generation_config.json, else config.json)", _vllm),
+    Runtime("mlx-lm", "mlx-lm",
+            "mlx-lm 0.32.2 utils.load_config (a truthy generation_config.json eos_token_id replaces config.json's) "
+            "and tokenizer_utils.TokenizerWrapper (those ids and the tokenizer's eos_token_id)", _mlx_lm),
+    Runtime("candle", "candle",
+            "candle-examples llama/main.rs (config.json eos_token_id, else '</s>'), qwen/main.rs ('<|endoftext|>' "
+            "and '<|im_end|>'), gemma/main.rs ('<eos>' and '<end_of_turn>', else '<eos>'), mistral/main.rs "
+            "('</s>'), phi/main.rs ('<|endoftext|>')", _candle),
+    Runtime("mistralrs", "mistralrs",
+            "mistral.rs chat_template.rs calculate_eos_tokens: tokenizer_config.json's eos_token, the "
+            "alternates the vocabulary and the template both hold, and generation_config.json's eos_token_id "
+            "(config.json's when that file is absent)", _mistralrs),
+    Runtime("llama-cpp", "llama-cpp",
+            "gguf-py vocab.py SpecialVocab (eos: tokenizer_config.json's eos_token among tokenizer.json's "
+            "added_tokens, else an integer config.json eos_token_id below the vocabulary size) and "
+            "llama-vocab.cpp's end-of-generation set", _llama_cpp),
+)
+# Runtimes whose stop set is only known for these families (the others read the files the same way for all).
+FAMILIES: dict[str, set[str]] = {"candle": {"llama", *CANDLE_NAMED}}
+
+
+def stop_sets(inputs: Inputs, consumers: set[str]) -> dict[str, StopSet]:
+    out = {}
+    for runtime in RUNTIMES:
+        if runtime.consumer not in consumers:
+            continue
+        if runtime.name in FAMILIES and inputs.model_type not in FAMILIES[runtime.name]:
+            continue
+        stops = StopSet(runtime.name, runtime.consumer)
+        runtime.resolve(inputs, stops)
+        out[runtime.name] = stops
+    return out
