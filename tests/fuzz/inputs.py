@@ -311,6 +311,36 @@ def weights(draw: st.DrawFn) -> Folder:
     return out
 
 
+TOKENS = st.sampled_from(["</s>", "<|im_end|>", "<|endoftext|>", "<eos>", "", "\u0000", "<s>"])
+token_values = st.one_of(TOKENS, st.builds(lambda c, s: {"content": c, "special": s}, TOKENS, st.booleans()), json_values)
+TEMPLATES = ["{{ eos_token }}", "{% for m in messages %}{{ m['content'] }}{{ eos_token }}{% endfor %}", "{{ bos_token }}{{",
+             "{{ raise_exception('no system role') }}", "{% for i in range(100) %}{{ i }}{% endfor %}<|im_end|>",
+             "{{ ''.__class__.__mro__ }}", "{{ messages[0]['content'] | upper }}<|endoftext|>", "{% set x = 1 %}"]
+
+
+@st.composite
+def tokenizer_files(draw: st.DrawFn) -> Folder:
+    """The files stop tokens come from: tokenizer_config.json, special_tokens_map.json, tokenizer.json's added
+    tokens and a chat template (in tokenizer_config.json, chat_template.jinja or chat_template.json)."""
+    out: Folder = {}
+    config: dict[str, Any] = draw(st.fixed_dictionaries({}, optional={"eos_token": token_values, "bos_token": token_values,
+                                                                     "pad_token": token_values}))
+    if draw(st.integers(0, 3)) == 0:
+        config["chat_template"] = draw(st.one_of(st.sampled_from(TEMPLATES), json_values,
+                                                 st.lists(st.fixed_dictionaries({"name": st.sampled_from(["default", "tool_use"]),
+                                                                                 "template": st.sampled_from(TEMPLATES)}), max_size=2)))
+    out["tokenizer_config.json"] = draw(json_bytes(draw(mutated_values(config, most=2))))
+    if draw(st.booleans()):
+        out["special_tokens_map.json"] = draw(json_bytes(draw(mutated_values({"eos_token": draw(token_values)}, most=1))))
+    if draw(st.booleans()):
+        added = [{"id": draw(st.sampled_from([0, 1, 2, 128, 10**6])), "content": draw(TOKENS), "special": draw(st.booleans())}
+                 for _ in range(draw(st.integers(0, 3)))]
+        out["tokenizer.json"] = draw(json_bytes(draw(mutated_values({"version": "1.0", "added_tokens": added, "model": {}}, most=2))))
+    if draw(st.integers(0, 5)) == 0:
+        out["chat_template.jinja"] = draw(corrupted(draw(st.sampled_from(TEMPLATES)).encode()))
+    return out
+
+
 SELECTORS = ["ALL", "R", "R001", "S", "D001", "W", "J002", "X999", "r001", "", "C001", "L001"]
 CONSUMER_NAMES = ["candle", "mlx-lm", "mistralrs", "llama.cpp", "transformers-4", "nope", ""]
 toml_scalars = st.one_of(st.sampled_from(SELECTORS + CONSUMER_NAMES + ["error", "warning", "info", "*", "**/config.json",

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cfglint.cli import main
 from tests.fuzz.inputs import (Folder, baselines, configs, folders, generation_configs, logits_files, settings_files,
-                               weights, write)
+                               tokenizer_files, weights, write)
 
 
 @contextlib.contextmanager
@@ -148,6 +148,9 @@ CHECKS: dict[str, tuple[st.SearchStrategy, Callable[..., object], int]] = {
     "any-logits": (st.tuples(st.builds(lambda g, lo: dict(_generation_only(g), **{"logits.json": lo}), generation_configs(), logits_files())),
                    commands_exit_cleanly, 200),
     "any-weights": (st.tuples(st.builds(lambda c, w: {"config.json": c, **w}, configs(most=1), weights())), commands_exit_cleanly, 350),
+    "any-tokenizer-files": (st.tuples(st.builds(lambda c, g, t: {"config.json": c, "generation_config.json": g, **t},
+                                                configs(most=1), generation_configs(), tokenizer_files())),
+                            commands_exit_cleanly, 150),
     "any-settings": (st.tuples(st.builds(lambda c, s: {"config.json": c, **s}, configs(most=1), settings_files())), commands_exit_cleanly, 250),
     "any-baseline": (st.tuples(st.builds(lambda c, b: {"config.json": c, "baseline.json": b}, configs(most=1), baselines())), commands_exit_cleanly, 200),
     "fix-write-idempotent": (st.tuples(folders(), st.booleans()), fix_write_is_idempotent, 200),
