@@ -57,6 +57,14 @@ def legacy_companions(family: str | None, intent, config: dict, at) -> list[Edit
     return edits
 
 
+def _written_kind(data, pointer: str):
+    """The rope_type (or legacy type) as the file writes it at pointer. Anything but a string transformers 5
+    refuses, and the intent holds only its repr: there is no scaling to copy for older readers."""
+    for part in pointer.split("/")[1:]:
+        data = data.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(data, dict) else None
+    return data.get("rope_type", data.get("type", "default")) if isinstance(data, dict) else None
+
+
 def check(ctx):
     intent = ctx.intent
     if intent is None or intent.values["rope_scaling"] is None or not intent.sources["rope_scaling"].startswith(ctx.at("rope_parameters")):
@@ -67,7 +75,7 @@ def check(ctx):
     effects = [uses(n, v, "rope_scaling") for n, v in ctx.diverging("rope_scaling") if v.values["rope_scaling"] is None]
     if not effects:
         return
-    legacy = legacy_form(intent.family, scaling)
+    legacy = legacy_form(intent.family, scaling) if isinstance(_written_kind(ctx.doc.data, intent.sources["rope_scaling"]), str) else None
     fix = None
     if legacy is not None:
         edits = [Edit("set", ctx.at("rope_scaling"), legacy), *legacy_companions(intent.family, intent, ctx.config, ctx.at)]

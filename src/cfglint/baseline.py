@@ -63,6 +63,8 @@ def load(path: Path) -> Baseline:
         raise UsageError(f"{path}: {err.strerror or err}") from None
     except (ValueError, UnicodeDecodeError) as err:
         raise UsageError(f"{path}: not a cfglint baseline (invalid JSON: {err})") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a cfglint baseline (nested too deeply)") from None
     if not isinstance(data, dict) or data.get(FORMAT_KEY) != VERSION or not isinstance(data.get("findings"), list):
         raise UsageError(f"{path}: not a cfglint baseline (expected {{\"{FORMAT_KEY}\": {VERSION}, \"findings\": [...]}})")
     counts: Counter = Counter()

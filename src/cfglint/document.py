@@ -331,7 +331,12 @@ class _Parser:
         if m and not text.startswith("-Infinity", pos):
             self.pos = m.end()
             token = m.group()
-            return True, float(token) if any(c in token for c in ".eE") else int(token)
+            if any(c in token for c in ".eE"):
+                return True, float(token)
+            try:
+                return True, int(token)
+            except ValueError:  # Python's json refuses the same (sys.get_int_max_str_digits, 4300 by default)
+                raise self.fail(f"an integer of {len(token.lstrip('-'))} digits, more than Python's json reads", pos) from None
         for word, value in (*_LITERALS.items(), *_NONSTANDARD.items()):
             if text.startswith(word, pos):
                 self.pos = pos + len(word)

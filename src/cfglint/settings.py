@@ -193,6 +193,8 @@ def _load_toml(path: Path) -> dict:
         raise UsageError(f"{path}: invalid TOML: {err}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path}: invalid TOML: not valid UTF-8") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise UsageError(f"{path}: invalid TOML: nested too deeply") from None
     except OSError as err:
         raise UsageError(f"{path}: {err.strerror or err}") from None
 

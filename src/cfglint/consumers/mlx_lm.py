@@ -87,7 +87,7 @@ def generation_eos(doc: Document) -> Any:
     path = doc.path.parent / "generation_config.json"
     try:
         generation = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return generation.get("eos_token_id") if isinstance(generation, dict) else None
 

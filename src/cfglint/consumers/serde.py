@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+import sys
 import typing
 from dataclasses import dataclass
 from functools import partial
@@ -235,6 +236,8 @@ def unexpected(value: Any) -> str:
     if isinstance(value, bool):
         return f"boolean `{'true' if value else 'false'}`"
     if isinstance(value, int) and not -(2**63) <= value <= 2**64 - 1:
+        if abs(value) > sys.float_info.max:
+            return "number out of range"  # serde_json's words for a literal no f64 holds
         value = float(value)  # serde_json reads an integer literal no i64/u64 holds as an f64
     if isinstance(value, int):
         return f"integer `{value}`"

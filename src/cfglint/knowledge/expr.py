@@ -11,11 +11,22 @@ would crash on them is described by its fields' types, not here.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from functools import lru_cache
 from typing import Any, Callable
 
 Env = dict[str, Any]
+
+
+def _float(x: Any) -> float | None:
+    """float(x) for a number; None for anything else, and for an integer beyond a float's range (float() raises)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return None
+    try:
+        return float(x)
+    except OverflowError:
+        return None
 
 
 def _layers(n: Any, kind: str) -> list[str] | None:
@@ -53,8 +64,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "pattern": _pattern,
     "qwen2_moe_layers": _qwen2_moe_layers,
     "get": _get,
-    "float": lambda x: float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None,
-    "int": lambda x: int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None,
+    "float": lambda x: _float(x),
+    # int() of an infinity or NaN raises: like any value of the wrong kind, it gives None.
+    "int": lambda x: x if type(x) is int else int(x) if isinstance(x, float) and math.isfinite(x) else None,
 }
 
 _BINARY = {

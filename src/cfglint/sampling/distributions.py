@@ -200,6 +200,8 @@ def mlx(logits: np.ndarray, sampler: MlxSampler) -> Outcome:
 
 def _softmax32(x: np.ndarray) -> np.ndarray:
     finite = np.isfinite(x)
+    if not finite.any():
+        raise SamplerError("no token has a finite score left (the probabilities are NaN), so sampling fails")
     top = x[finite].max()
     e = np.where(finite, np.exp(np.where(finite, x - top, 0), dtype=np.float32), np.float32(0))
     return (e / e.sum(dtype=np.float32)).astype(np.float32)
@@ -213,6 +215,9 @@ def _logsumexp32(x: np.ndarray) -> np.float32:
 def _outcome(scores: np.ndarray) -> Outcome:
     """The distribution of softmax(scores), computed in float64 from the float32 scores."""
     kept = np.isfinite(scores) & (scores > -np.inf)
+    if not kept.any():
+        # A temperature that underflows float32 leaves no finite score: softmax is NaN and the draw fails.
+        raise SamplerError("no token has a finite score left (the probabilities are NaN), so sampling fails")
     s = scores.astype(np.float64)
     e = np.where(kept, np.exp(np.where(kept, s - s[kept].max(), 0.0)), 0.0)
     return Outcome(kept, e / e.sum())

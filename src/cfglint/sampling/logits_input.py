@@ -41,9 +41,11 @@ def from_json(path: str) -> np.ndarray:
         raise UsageError(f"{path}: {err.strerror or err}") from None
     except (ValueError, UnicodeDecodeError) as err:
         raise UsageError(f"{path}: not JSON ({err})") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not JSON (nested too deeply)") from None
     try:
         array = np.asarray(data, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer beyond float64
         raise UsageError(f"{path}: expected a JSON array of numbers (or of equal-length arrays)") from None
     return last_position(array, path)
 

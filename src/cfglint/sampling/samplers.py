@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,11 @@ from cfglint.generation import Generation
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_float(value: Any) -> bool:
+    """A number float() takes: not an integer beyond a float's range."""
+    return isinstance(value, float) or _is_number(value) and abs(value) <= sys.float_info.max
 
 
 def _is_count(value: Any) -> bool:
@@ -77,10 +83,10 @@ class TransformersSampler:
         sampler takes a positive integer top_k and numbers elsewhere, so a refused value is left out, not copied."""
         return TransformersSampler(
             self.do_sample,
-            self.temperature if _is_number(self.temperature) else 1.0,
+            self.temperature if _is_float(self.temperature) else 1.0,
             self.top_k if self.top_k is None or _is_count(self.top_k) else 0,
-            self.top_p if _is_number(self.top_p) else 1.0,
-            self.min_p if _is_number(self.min_p) else None,
+            self.top_p if _is_float(self.top_p) else 1.0,
+            self.min_p if _is_float(self.min_p) else None,
         )
 
     def describe(self) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cfglint.weights import INDEX, SINGLE, is_pickle, is_shard
-from cfglint.weights.header import MAX_HEADER, FLOAT_DTYPES, Header, TensorInfo, read_header
+from cfglint.weights.header import MAX_HEADER, FLOAT_DTYPES, Header, TensorInfo, json_problem, read_header
 
 
 
@@ -161,8 +161,8 @@ def parse_index(weights: Weights, raw: bytes) -> dict[str, str] | None:
     except UnicodeDecodeError:
         _unreadable_index(weights, "is not UTF-8")
         return None
-    except (json.JSONDecodeError, RecursionError) as err:
-        _unreadable_index(weights, f"is not JSON: {getattr(err, 'msg', 'nested too deeply')}")
+    except (ValueError, RecursionError) as err:
+        _unreadable_index(weights, f"is not JSON: {json_problem(err)}")
         return None
     weight_map = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):

@@ -77,9 +77,9 @@ def parse_header(raw: bytes, data_size: int) -> Header:
         return _unreadable(f"header is not UTF-8 (byte {err.start})")
     try:
         entries = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:
         where = f" at byte {err.pos}" if isinstance(err, json.JSONDecodeError) else ""
-        return _unreadable(f"header is not JSON{where}: {getattr(err, 'msg', 'nested too deeply')}")
+        return _unreadable(f"header is not JSON{where}: {json_problem(err)}")
     if not isinstance(entries, dict):
         return _unreadable(f"header is a JSON {type(entries).__name__}, not an object")
     # A name written twice keeps its last entry, as serde (and so the safetensors library) does.
@@ -97,6 +97,15 @@ def parse_header(raw: bytes, data_size: int) -> Header:
     return header
 
 
+def json_problem(err: ValueError | RecursionError) -> str:
+    """Why json.loads refused a text: the syntax error, the nesting, or an integer over Python's digit limit."""
+    if isinstance(err, json.JSONDecodeError):
+        return err.msg
+    if isinstance(err, RecursionError):
+        return "nested too deeply"
+    return str(err)  # an integer longer than sys.get_int_max_str_digits()
+
+
 def _unreadable(message: str) -> Header:
     return Header(problems=[message], readable=False)
 
@@ -110,7 +119,7 @@ def _tensor(name: str, entry, problems: list[str]) -> TensorInfo | None:
         problems.append(f"tensor {name!r}: entry is not an object")
         return None
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if dtype not in DTYPE_BITS:
+    if not isinstance(dtype, str) or dtype not in DTYPE_BITS:  # a list or object is not even hashable
         problems.append(f"tensor {name!r}: unknown dtype {dtype!r}")
         return None
     if not isinstance(shape, list) or not all(_is_count(d) for d in shape):
