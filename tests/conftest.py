@@ -54,8 +54,14 @@ RUNTIME_TESTS = (
 )
 
 
+# Property-based runs over every input cfglint reads (minutes, by design): the marker `fuzz`.
+FUZZ_TESTS = ("tests/fuzz/",)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         where = Path(str(item.fspath)).relative_to(ROOT).as_posix()
         if where.startswith(RUNTIME_TESTS):
             item.add_marker(pytest.mark.runtimes)
+        if where.startswith(FUZZ_TESTS):
+            item.add_marker(pytest.mark.fuzz)
