@@ -60,7 +60,7 @@ def check(ctx):
         elif missing:
             effects = _effects(ctx, missing, unused=False)
             held = f"only {len(stored)} of {len(stored) + len(missing)}" if stored else "none of the"
-            message = f"{key} is {'true' if flag is True else show(flag)}, but the weights hold {held} {label} bias tensors (missing {some(missing)})"
+            message = f"{key} is {show(flag)}, but the weights hold {held} {label} bias tensors (missing {some(missing)})"
             if effects:
                 message += f": {phrase(effects)}"
             fix = None if stored or not written else Fix(f"set {key} to false", Applicability.UNSAFE, (Edit("set", ctx.at(key), False),))
