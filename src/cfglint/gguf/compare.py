@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from cfglint.gguf import FILE_PLACEHOLDER
 from cfglint.gguf.runs import DEFAULT, DEFAULT_FREQ_BASE, REFUSED, Ran, Runs, finite
 from cfglint.reading import same, show
 
@@ -58,7 +59,6 @@ class Source:
         return where if where.startswith("/") else f"{self.root}/{key}"
 
 
-FILE_PLACEHOLDER = "{gguf}"  # replaced by the file's path in the finding's fix text
 SPECIAL_NAMES = {"tokenizer.ggml.bos_token_id": "bos", "tokenizer.ggml.eos_token_id": "eos", "tokenizer.ggml.eot_token_id": "eot"}
 
 
