@@ -4,13 +4,15 @@ what llama.cpp runs from it, as the README shows."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
 from cfglint.cli import main
 from cfglint.gguf.runs import runs_of
 from cfglint.gguf.target import load
-from tests.conftest import SAMPLES
+from tests.conftest import ROOT, SAMPLES
 from tests.gguf.files import smollm2_gguf
 
 
@@ -51,3 +53,26 @@ def test_a_smollm2_gguf_with_the_default_rope_base_is_reported(tmp_path, capsys)
     [finding] = json.loads(capsys.readouterr().out)
     assert (finding["code"], finding["pointer"]) == ("G002", "/rope_parameters/rope_theta")
     assert finding["message"] == "llama.rope.freq_base: llama.cpp runs RoPE base 10000.0, but the config means 100000"
+
+
+def test_the_readme_table_is_what_llama_cpp_runs_from_smollm2():
+    from tests.gguf.test_readme_gguf import gguf_section
+
+    rows = [line.split(" | ") for line in gguf_section().splitlines() if line.startswith("| ") and " | " in line]
+    table = {cells[0].removeprefix("| "): cells[1] for cells in rows[1:]}  # after the header row
+    runs = {name: ran.value for name, ran in runs_of(load(smollm2_gguf()).header).values.items()}
+    eps = float(f"{runs['norm_rms_eps']:.7g}")
+    assert table == {
+        "architecture": runs_of(load(smollm2_gguf()).header).architecture,
+        "RoPE base": str(runs["rope_freq_base"]), "RoPE scaling": runs["rope_scaling"], "context length": str(runs["context_length"]),
+        "layers, hidden size": f"{runs['block_count']}, {runs['embedding_length']}",
+        "heads, KV heads, head size": f"{runs['head_count']}, {runs['head_count_kv']}, {runs['key_length']}",
+        "RMS norm epsilon": str(eps), "vocabulary": str(runs["vocab_size"]), "tied output": str(runs["tied_output"]).lower(),
+        "BOS, EOS, end of generation": f"{runs['bos_token_id']}, {runs['eos_token_id']}, {runs['end_of_generation']}",
+    }
+
+
+def test_the_gguf_samples_are_what_the_script_writes():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_gguf_samples.py"), "--check", "--gguf", str(smollm2_gguf())],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -89,7 +89,8 @@ def _ran(runs: Runs, name: str) -> str:
     ran = runs.get(name)
     if ran is None:
         return "nothing"
-    note = {"default": " (its default: the key is absent)", "derived": " (derived: the key is absent)"}.get(ran.origin, "")
+    note = {"default": " (its default: the key is absent)", "derived": " (derived: the key is absent)",
+            "fixed": f" (its {runs.architecture} graph has none, whatever the file says)"}.get(ran.origin, "")
     return f"{shown(ran.value)}{note}"
 
 
@@ -264,7 +265,9 @@ def _window(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Differ
     want_n = want if isinstance(want, int) and not isinstance(want, bool) else 0
     if window.value != want_n:
         yield Difference("sliding-window", f"{window.key}: llama.cpp runs a sliding window of {_ran(runs, 'sliding_window')}, but the config's sliding_window is {show(want)}",
-                         window.key, source.pointer("sliding_window"), _or(set_metadata(window, want_n)))
+                         window.key, source.pointer("sliding_window"),
+                         _or(set_metadata(window, want_n)) if window.origin != "fixed" else
+                         f"none in the file: llama.cpp's {runs.architecture} graph attends to the whole context; keep prompts within {want_n} tokens, or use a runtime that applies the window")
 
 
 def _softcap(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Difference]:

@@ -17,7 +17,7 @@ from gguf import Keys
 
 from cfglint.gguf.header import GgufArray, GgufHeader
 
-FILE, DEFAULT, DERIVED, TENSOR, REFUSED = "file", "default", "derived", "tensor", "refused"
+FILE, DEFAULT, DERIVED, TENSOR, REFUSED, FIXED = "file", "default", "derived", "tensor", "refused", "fixed"
 
 # load_hparams: `rope_freq_base_train = 10000.0f` before the optional read of {arch}.rope.freq_base.
 DEFAULT_FREQ_BASE = 10000.0
@@ -26,6 +26,7 @@ DEFAULT_FREQ_BASE = 10000.0
 # it runs when the key is absent. gemma2: n_swa = 4096 and attn_soft_cap = true, caps from llama-hparams.h
 # (f_attn_logit_softcapping 50, f_final_logit_softcapping 30); gemma3: no attention cap, final cap 0 (off),
 # window only when the key is present; olmo2: window only when present. None: the architecture reads no key.
+# Any other architecture (llama, which Mistral and Mixtral convert to, qwen2, ...) runs no sliding window.
 ARCH_ATTENTION: dict[str, dict[str, Any]] = {
     "gemma2": {"sliding_window": 4096, "attn_softcapping": 50.0, "final_softcapping": 30.0},
     "gemma3": {"sliding_window": 0, "attn_softcapping": None, "final_softcapping": 0.0},
@@ -112,7 +113,9 @@ def runs_of(header: GgufHeader) -> Runs:
     read("expert_count", Keys.LLM.EXPERT_COUNT, 0)
     read("expert_used_count", Keys.LLM.EXPERT_USED_COUNT, 0)
     attention = ARCH_ATTENTION.get(arch, {})
-    if attention:
+    if not attention:
+        values["sliding_window"] = Ran(0, key(Keys.Attention.SLIDING_WINDOW), FIXED)
+    else:
         read("sliding_window", Keys.Attention.SLIDING_WINDOW, attention["sliding_window"])
         base_swa = values["rope_freq_base"].value if arch != "gemma3" else 10000.0  # llama-hparams.h: 10000.0f
         read("rope_freq_base_swa", Keys.Rope.FREQ_BASE_SWA, base_swa, DERIVED if arch != "gemma3" else DEFAULT)
