@@ -52,6 +52,7 @@ class Session:
         self.against = against  # the source config of every GGUF checked (a model directory or config.json)
         self.selected: tuple[str, ...] | None = None
         self._policies: dict[Path | None, Policy] = {}
+        self.hub_sources: dict[str, hub.Checkout] = {}  # Hub GGUF repositories' source configs, fetched once
 
     def select(self, selectors: list[str]) -> None:
         """Run these rule codes or prefixes instead of what the settings select."""
@@ -115,7 +116,12 @@ class Session:
         local = [(arg, target) for arg in args for target in ([arg] if arg in remote else self.local_targets(arg))]
         for arg, target in local:
             if arg in remote:
-                results.append(self.check_checkout(remote[arg]))
+                if remote[arg].ggufs:
+                    from cfglint.hub import gguf_check
+
+                    results += gguf_check.check(self, remote[arg])
+                else:
+                    results.append(self.check_checkout(remote[arg]))
                 continue
             if target.lower().endswith(".gguf"):
                 results += self.check_ggufs([Path(target)], seen)

@@ -45,12 +45,29 @@ def fetch(ref: RepoRef) -> Checkout:
     try:
         config = Path(hf_hub_download(ref.repo_id, CONFIG, revision=ref.revision))
     except Exception as err:  # noqa: BLE001 - any failure is this repository's finding
+        ggufs = _gguf_files(remote) if isinstance(err, EntryNotFoundError) and not isinstance(err, LocalEntryNotFoundError) else None
+        if ggufs is not None:
+            return ggufs
         remote.notes.append(Note(explain(err, ref, CONFIG)))
         return Checkout(remote)
     remote.commit = config.parent.name  # hf_hub_download returns snapshots/<commit>/config.json
     _generation(remote)
     weights = _cached_weights(remote, config.parent) if remote.cached else _hub_weights(remote, config.parent)
     return Checkout(remote, config, weights)
+
+
+def _gguf_files(remote: Remote) -> Checkout | None:
+    """No config.json: a repository of GGUF files is checked by their headers instead (None when it has none)."""
+    from cfglint.gguf import gguf_available
+    from cfglint.hub.gguf_files import gguf_checkout
+
+    if not gguf_available():
+        return None
+    try:
+        return gguf_checkout(remote)
+    except Exception as err:  # noqa: BLE001
+        remote.notes.append(Note(explain(err, remote.ref, "the GGUF files")))
+        return Checkout(remote)
 
 
 def _generation(remote: Remote) -> None:

@@ -43,12 +43,25 @@ class Remote:
 
 
 @dataclass
+class HubGguf:
+    """One GGUF file of a repository: its header read by range requests (never the tensors), or why not."""
+
+    name: str
+    header: object | None = None  # cfglint.gguf.header.GgufHeader
+    problem: str | None = None  # why the header is unreadable (a finding of the file, like a local one's)
+    fetched: int = 0  # bytes of the file that were read
+
+
+@dataclass
 class Checkout:
-    """A repository's config.json on disk (in the Hugging Face cache), ready to lint like a local file."""
+    """A repository's config.json on disk (in the Hugging Face cache), ready to lint like a local file;
+    or, for a repository of GGUF files without a config.json, their headers."""
 
     remote: Remote
     config: Path | None = None  # None when the repository could not be read
     weights: Weights | None = None  # from the Hub's safetensors headers, or the cached snapshot's files
+    ggufs: list[HubGguf] = field(default_factory=list)
+    base_model: str | None = None  # the model card's base_model: where the GGUFs' source config is looked for
 
     @property
     def display(self) -> str:
