@@ -127,3 +127,37 @@ def test_the_fast_path_hands_over_what_only_the_full_parser_reports():
     for text in ('{"a": 1, "a": 2}', '{"a": NaN}', '{"a": 1,}', "[" * 600 + "]" * 600, '"just a string"'):
         doc = document.parse(Path("config.json"), text.encode())
         assert doc.duplicates or doc.literals or doc.syntax or not isinstance(doc.data, dict)
+
+
+def _full_locate(doc, pointer):
+    """locate() over the full spans, as it was before the outline."""
+    while True:
+        span = doc.spans.get(pointer)
+        if span is not None:
+            return doc.position(span.key_start if span.key_start is not None else span.start)
+        if pointer == "":
+            return 1, 1
+        pointer = pointer.rsplit("/", 1)[0]
+
+
+def test_outline_locates_every_pointer_as_the_full_spans_do():
+    """locate() uses an outline that skips the elements of flat arrays; every pointer lands where it did."""
+    configs = sorted(Path(__file__).resolve().parents[1].glob("samples/*/config.json"))
+    texts = [c.read_text(encoding="utf-8") for c in configs] + [
+        '{"a": [1, "x]", {"b": [2, []]}], "c": {"d": ["\\"[", 3]}, "e": []}',
+        '[{"a": [1, 2]}, [3, [4]], "s"]',
+        '\ufeff{"k": ["v", null, true], "o": {}}',
+    ]
+    checked = 0
+    for text in texts:
+        reference = parse(Path("config.json"), text.encode())
+        pointers = list(reference.spans)
+        pointers += [p + "/missing" for p in pointers] + [p + "/0" for p in pointers] + [p + "/7/x" for p in pointers]
+        for pointer in pointers:
+            doc = parse(Path("config.json"), text.encode())  # fresh: the outline, not the full spans
+            assert doc.locate(pointer) == _full_locate(reference, pointer), (text[:40], pointer)
+            checked += 1
+    assert checked > 1000
+    outlined = parse(Path("config.json"), texts[0].encode())
+    outlined.locate("/model_type")
+    assert outlined._spans is None  # found without the full spans

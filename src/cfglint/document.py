@@ -63,6 +63,8 @@ class Document:
     # root takes its part of the other's spans.
     _spans: dict[str, Span] | None = None
     _within: tuple[Document, str] | None = None
+    _outline: dict[str, Span] | None = None  # see _index_for
+    _flat_arrays: set[str] = field(default_factory=set)  # arrays of scalars whose elements the outline skips
 
     @property
     def spans(self) -> dict[str, Span]:
@@ -111,13 +113,26 @@ class Document:
 
     def locate(self, pointer: str) -> tuple[int, int]:
         """Where a pointer's key is written; for a missing key, its nearest existing parent."""
+        spans = self._index_for(pointer)
         while True:
-            span = self.spans.get(pointer)
+            span = spans.get(pointer)
             if span is not None:
                 return self.position(span.key_start if span.key_start is not None else span.start)
             if pointer == "":
                 return 1, 1
             pointer = pointer.rsplit("/", 1)[0]
+
+    def _index_for(self, pointer: str) -> dict[str, Span]:
+        """The spans that locate `pointer` exactly: the outline (every member but the elements of arrays of
+        scalars, a few times cheaper to find, and all findings need) unless the pointer is in such an array
+        or the full spans are known."""
+        if self._spans is not None or self._within is not None or not (self.ok and self.data is not None):
+            return self.spans
+        if self._outline is None:
+            self._outline = _scan_spans(self.text, 1 if self.bom else 0, self._flat_arrays)
+        if any(pointer.startswith(flat + "/") for flat in self._flat_arrays):
+            return self.spans
+        return self._outline
 
     def line_text(self, line: int) -> str:
         self.position(0)
@@ -198,12 +213,22 @@ def _constant(name: str) -> Any:
 # One match per member of an object (its key, then a scalar or the opening of a container), per element of an
 # array, or per closing: about a third of the matches a token-per-match pass needs. Only ever run on text
 # json's parser accepted, so it need not validate anything.
-_MEMBERS = re.compile(
-    r'("(?:[^"\\]|\\.)*")\s*:\s*(?:("(?:[^"\\]|\\.)*"|[^\s{}\[\],:"]+)|([{\[]))'  # 1 key, 2 scalar, 3 opening
-    r'|([{\[])'  # 4: a container in an array, or the root
-    r'|([}\]])'  # 5
-    r'|("(?:[^"\\]|\\.)*"|[^\s{}\[\],:"]+)'  # 6: a scalar in an array
-)
+_STRING_TOKEN = r'"(?:[^"\\]|\\.)*"'
+_SCALAR_TOKEN = r'[^\s{}\[\],:"]+'
+_FLAT_ARRAY = r'\[(?:[^\[\]{}"]|' + _STRING_TOKEN + r')*\]'  # an array of scalars (json accepted the text)
+
+
+def _members(value: str) -> re.Pattern[str]:
+    return re.compile(
+        rf'({_STRING_TOKEN})\s*:\s*(?:({value})|([{{\[]))'  # 1 key, 2 value, 3 opening
+        r'|([{\[])'  # 4: a container in an array, or the root
+        r'|([}\]])'  # 5
+        rf'|({_STRING_TOKEN}|{_SCALAR_TOKEN})'  # 6: a scalar in an array
+    )
+
+
+_MEMBERS = _members(f"{_STRING_TOKEN}|{_SCALAR_TOKEN}")
+_OUTLINE = _members(f"{_STRING_TOKEN}|{_SCALAR_TOKEN}|{_FLAT_ARRAY}")  # a member's value may be a flat array
 
 
 def _fast_parse(text: str, start: int) -> Any:
@@ -221,19 +246,23 @@ def _fast_parse(text: str, start: int) -> Any:
     return data
 
 
-def _scan_spans(text: str, start: int) -> dict[str, Span]:
-    """Every member's span, in one pass over text json's parser accepted."""
+def _scan_spans(text: str, start: int, flat_arrays: set[str] | None = None) -> dict[str, Span]:
+    """Every member's span, in one pass over text json's parser accepted; with `flat_arrays`, an array of
+    scalars that is an object's member gets its own span but none for its elements, and is added to the set."""
     spans: dict[str, Span] = {}
+    members = _MEMBERS if flat_arrays is None else _OUTLINE
     span = tuple.__new__  # Span(...) without its Python-level __new__: configs have a span per member
     # One frame per open container: [its pointer, its start, next index (arrays) or None, its key start]
     stack: list[list] = []
-    for m in _MEMBERS.finditer(text, start):
+    for m in members.finditer(text, start):
         group = m.lastindex
         if group == 2 or group == 3:
             frame = stack[-1]
             pointer = frame[0] + "/" + escape(_string(m.group(1)))
             if group == 2:
                 spans[pointer] = span(Span, (m.start(1), m.start(2), m.end(2)))
+                if flat_arrays is not None and text[m.start(2)] == "[":
+                    flat_arrays.add(pointer)
             else:
                 stack.append([pointer, m.start(3), None if m.group(3) == "{" else 0, m.start(1)])
         elif group == 4:

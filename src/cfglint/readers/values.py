@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable, Optional
 
 from cfglint.consumers.base import Failure, View
-from cfglint.knowledge.entry import REQUIRED, Entry
-from cfglint.knowledge.expr import compile_expression, evaluate
+from cfglint.knowledge.entry import REQUIRED, Check, Entry
+from cfglint.knowledge.expr import compile_expression
 from cfglint.reading import ALL_KEYS, DEFAULT, DERIVED, FIXED
 from cfglint.readers.rope import read_rope
 
@@ -18,39 +18,31 @@ IMPLIED = {
 
 
 @lru_cache(maxsize=None)
-def _shape(expression: str) -> tuple[str, str | None]:
-    """("fixed", None) for a constant, ("key", name) for a bare name, ("first", name) for `name or ...`,
-    ("derived", None) otherwise."""
+def _shape(expression: str) -> tuple[str | None, str]:
+    """Where a value comes from: (the key that is its source when the file has it, else the fallback).
+    A constant is hard-coded; a bare name is that key or the default; `name or ...` is that key when written
+    (`head_dim or hidden // heads` with head_dim written), derived otherwise; anything else is derived."""
     import ast
 
     node = ast.parse(expression, mode="eval").body
     if isinstance(node, ast.Constant):
-        return "fixed", None
+        return None, FIXED
     if isinstance(node, ast.Name):
-        return "key", node.id
+        return node.id, DEFAULT
     if isinstance(node, ast.BoolOp) and isinstance(node.values[0], ast.Name):
-        return "first", node.values[0].id
-    return "derived", None
+        return node.values[0].id, DERIVED
+    return None, DERIVED
 
 
-def _source(kind: str, name: str | None, present: set[str]) -> str:
-    """Where a value comes from: the key its expression names, a hard-coded constant, or a derivation."""
-    if kind == "fixed":
-        return FIXED
-    if kind == "key":
-        return "/" + name if name in present else DEFAULT
-    if kind == "first" and name in present:
-        return "/" + name  # `head_dim or hidden // heads` with head_dim written
-    return DERIVED
+# A step: (reading key, compiled expression or None for the RoPE reading's, the key that is its source when
+# present, that key's pointer, the source otherwise).
+Step = tuple[str, Optional[Callable[[dict], Any]], Optional[str], str, str]
+_PLANS: dict[int, tuple[tuple[Step, ...], tuple[tuple[Callable[[dict], Any], Check], ...]]] = {}  # entries live as long as the process
 
 
-Step = tuple  # (reading key, compiled expression or None, its shape, the key it names)
-_PLANS: dict[int, tuple[Step, ...]] = {}  # entries live as long as the process
-
-
-def plan(entry: Entry) -> tuple[Step, ...]:
-    """What to compute for each reading key, in report order (an expression of None: the RoPE reading's),
-    compiled once per entry."""
+def plan(entry: Entry) -> tuple[tuple[Step, ...], tuple[tuple[Callable[[dict], Any], Check], ...]]:
+    """What to compute for each reading key, in report order, and the refusals' conditions: compiled once
+    per entry."""
     if id(entry) not in _PLANS:
         out: list[Step] = []
         for key in ALL_KEYS:
@@ -58,18 +50,21 @@ def plan(entry: Entry) -> tuple[Step, ...]:
             if expression is None and key in entry.fields:
                 expression = key
             if expression is None:
-                out.append((key, None, "", None))
+                out.append((key, None, None, "", ""))
             else:
-                out.append((key, compile_expression(expression), *_shape(expression)))
-        _PLANS[id(entry)] = tuple(out)
+                name, fallback = _shape(expression)
+                out.append((key, compile_expression(expression), name, f"/{name}", fallback))
+        checks = tuple((compile_expression(check.when), check) for check in entry.checks)
+        _PLANS[id(entry)] = tuple(out), checks
     return _PLANS[id(entry)]
 
 
 def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_data: dict, intent: Any) -> View:
     """Set every reading key the entry gives, then apply its refusals; `present` holds the keys the file has
     (non-null) that the runtime read."""
-    for check in entry.checks:
-        if evaluate(check.when, env):
+    steps, checks = plan(entry)
+    for when, check in checks:
+        if when(env):
             return view.fail(Failure(check.message.format_map(_Lenient(env)), check.pointer, check.kind, check.outcome))
     try:
         rope = read_rope(entry, env, present, doc_data, intent)
@@ -79,16 +74,19 @@ def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_d
         return view.fail(Failure(f"{type(err).__name__}: {err}", "/rope_scaling" if "rope_scaling" in doc_data else "", "type"))
     if isinstance(rope, Failure):
         return view.fail(rope)
-    for key, compute, kind, name in plan(entry):
+    values, sources = view.values, view.sources
+    for key, compute, name, pointer, fallback in steps:
         if key in rope:
-            view.set(key, *rope[key])
+            values[key], sources[key] = rope[key]
         elif compute is not None:
-            view.set(key, compute(env), _source(kind, name, present))
-    kinds = view.values.get("layer_types")
-    if isinstance(kinds, list) and "sliding_attention" not in kinds and view.values.get("sliding_window") is not None:
+            values[key] = compute(env)
+            sources[key] = pointer if name is not None and name in present else fallback
+    kinds = values.get("layer_types")
+    if isinstance(kinds, list) and "sliding_attention" not in kinds and values.get("sliding_window") is not None:
         view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied
     if hasattr(view, "ignored"):
-        view.ignored = [k for k in doc_data if k not in entry.fields]
+        fields = entry.fields
+        view.ignored = [k for k in doc_data if k not in fields]
     return view
 
 

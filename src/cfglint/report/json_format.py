@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
+from cfglint.report.indented_json import dumps
 
 
 def render(diagnostics, docs, style, rules=None) -> str:
-    return json.dumps([d.to_json() for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+    return dumps([d.to_json() for d in diagnostics]) + "\n"

@@ -7,12 +7,12 @@ Relative paths are relative to the working directory, given as the `%SRCROOT%` b
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import quote
 
 from cfglint import __version__
 from cfglint.diagnostics import Applicability
+from cfglint.report.indented_json import dumps
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -34,7 +34,7 @@ def render(diagnostics, docs, style, rules=None) -> str:
         "results": [_result(d, index[d.code], docs.get(d.path)) for d in diagnostics],
     }
     log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return dumps(log) + "\n"
 
 
 def _descriptor(code: str, rule, diagnostics) -> dict:
