@@ -206,7 +206,7 @@ RUNTIMES: tuple[Runtime, ...] = (
     Runtime("mistralrs", "mistralrs",
             "mistral.rs chat_template.rs calculate_eos_tokens: tokenizer_config.json's eos_token, the "
             "alternates the vocabulary and the template both hold, and generation_config.json's eos_token_id "
-            "(config.json's when that file is absent)", _mistralrs),
+            "(config.json's when that file is absent); observed with mistral.rs 0.9.5", _mistralrs),
     Runtime("llama-cpp", "llama-cpp",
             "gguf-py vocab.py SpecialVocab (eos: tokenizer_config.json's eos_token among tokenizer.json's "
             "added_tokens, else an integer config.json eos_token_id below the vocabulary size) and "
