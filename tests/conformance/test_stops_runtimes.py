@@ -38,9 +38,12 @@ def loadable(sample: str, into) -> str:
     target = into / sample
     shutil.copytree(SAMPLES / sample, target)
     added = json.loads((target / "tokenizer.json").read_text())["added_tokens"]
-    taken = {t["id"] for t in added}
-    free = (i for i in range(len(taken) + 2) if i not in taken)  # the two words take ids no added token has
-    vocab = {"[UNK]": next(free), "Hello": next(free)} | {t["content"]: t["id"] for t in added}
+    # Every id up to the last added token has a word (mistral.rs indexes its token table by id): the added
+    # tokens their own, two free ids "[UNK]" and "Hello", the others a filler.
+    taken = {t["id"]: t["content"] for t in added}
+    free = [i for i in range(len(taken) + 2) if i not in taken][:2]
+    words = taken | {free[0]: "[UNK]", free[1]: "Hello"}
+    vocab = {words.get(i, f"filler{i}"): i for i in range(max(words) + 1)}
     (target / "tokenizer.json").write_text(json.dumps({
         "version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
         "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
