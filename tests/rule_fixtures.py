@@ -8,6 +8,7 @@ import copy
 
 from cfglint.compat import FAMILY_BASES, edited, tf5_layout
 from tests.family import BASE
+from tests.gguf.files import TINY_CONFIG
 
 
 def llama(**changes) -> dict:
@@ -35,10 +36,18 @@ def chat(template: str = TURNS, **tokenizer) -> dict:
     return {"tokenizer.json": ADDED, "tokenizer_config.json": config, "chat_template.jinja": template}
 
 
+def tiny(**changes) -> dict:
+    """The config tests/gguf/files.py's tiny GGUF is converted from."""
+    return edited(copy.deepcopy(TINY_CONFIG), **changes)
+
+
+GEMMA2_CAPS = family("gemma2", hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=32)
+
 # code -> fixture: "config" (dict, or raw text), optional "files" (name -> dict or text beside config.json),
 # "sample" (a samples/ directory to copy instead), "target" (a Hub id instead of a directory), "settings"
 # (a .cfglint.toml beside the model), "expect" (the rule's findings as (code, pointer)), optional "fixed"
-# (keys that must hold these values in the fixed config.json).
+# (keys that must hold these values in the fixed config.json), "gguf" (name -> keyword arguments of
+# tests/gguf/files.py tiny_gguf, plus "truncate": the bytes kept).
 FIXTURES: dict[str, dict] = {
     "A001": {"config": llama(head_dim=32), "expect": [("A001", "/head_dim")]},
     "A002": {"config": llama(attention_bias=True), "expect": [("A002", "/attention_bias")]},
@@ -53,6 +62,21 @@ FIXTURES: dict[str, dict] = {
     "C001": {"config": llama(), "settings": '[[suppress]]\npath = "config.json"\npointer = "/rope_parameters"\ncodes = ["R001"]\nreason = "served by transformers 5 only"\n',
              "expect": [("C001", "/rope_parameters")]},
     "D001": {"config": llama(dtype="bfloat16"), "expect": [("D001", "/dtype")], "fixed": {"torch_dtype": "bfloat16"}},
+    "G001": {"config": tiny(), "gguf": {"model.gguf": {"truncate": 200}}, "expect": [("G001", "")]},
+    "G002": {"config": tiny(), "gguf": {"model.gguf": {"drop": ("{arch}.rope.freq_base",)}}, "expect": [("G002", "/rope_parameters/rope_theta")]},
+    "G003": {"config": tiny(rope_parameters={"rope_theta": 100000.0, **LLAMA3}), "gguf": {"model.gguf": {}}, "expect": [("G003", "/rope_parameters")]},
+    "G004": {"config": tiny(), "gguf": {"model.gguf": {"context_length": 4096}}, "expect": [("G004", "/max_position_embeddings")]},
+    "G005": {"config": tiny(model_type="qwen2", architectures=["Qwen2ForCausalLM"]), "gguf": {"model.gguf": {}}, "expect": [("G005", "/model_type")]},
+    "G006": {"config": tiny(), "gguf": {"model.gguf": {"block_count": 2}}, "expect": [("G006", "/num_hidden_layers")]},
+    "G007": {"config": tiny(), "gguf": {"model.gguf": {"attention__layer_norm_rms_epsilon": 1e-6}}, "expect": [("G007", "/rms_norm_eps")]},
+    "G008": {"config": tiny(tie_word_embeddings=False), "gguf": {"model.gguf": {}}, "expect": [("G008", "/tie_word_embeddings")]},
+    "G009": {"config": GEMMA2_CAPS, "gguf": {"model.gguf": {"arch": "gemma2", "attention__sliding_window": 8192, "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0}},
+             "expect": [("G009", "/sliding_window")]},
+    "G010": {"config": GEMMA2_CAPS, "gguf": {"model.gguf": {"arch": "gemma2", "attention__sliding_window": 4096}},
+             "expect": [("G010", "/attn_logit_softcapping"), ("G010", "/final_logit_softcapping")]},
+    "G011": {"config": tiny(), "gguf": {"model.gguf": {"tokenizer__ggml__bos_token_id": (0, "UINT32")}}, "expect": [("G011", "/bos_token_id")]},
+    "G012": {"config": tiny(), "files": {"generation_config.json": {"do_sample": True, "temperature": 0.6}},
+             "gguf": {"model.gguf": {"general__sampling__temp": 0.8}}, "expect": [("G012", "/temperature")]},
     "H001": {"target": "hf://cfglint-test/absent", "expect": [("H001", "")]},
     "J001": {"config": '{"hidden_size": 576,}\n', "expect": [("J001", "")]},
     "J002": {"config": '{"model_type": "llama", "rope_theta": 10000.0, "rope_theta": 100000.0}\n', "expect": [("J002", "/rope_theta")]},

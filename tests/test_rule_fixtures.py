@@ -45,9 +45,25 @@ def lay_out(fixture: dict, root) -> str:
             (model / name).write_bytes(with_extra_tensor((model / name).read_bytes()))
         else:
             (model / name).write_text(content if isinstance(content, str) else json.dumps(content))
+    for name, spec in fixture.get("gguf", {}).items():
+        write_fixture_gguf(model / name, dict(spec))
     if "settings" in fixture:
         (model / ".cfglint.toml").write_text(fixture["settings"])
     return str(model)
+
+
+def write_fixture_gguf(path, spec: dict) -> None:
+    import gguf
+
+    from tests.gguf.files import tiny_gguf
+
+    keep = spec.pop("truncate", None)
+    for name, value in spec.items():
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], str):
+            spec[name] = (value[0], gguf.GGUFValueType[value[1]])
+    tiny_gguf(path, **spec)
+    if keep is not None:
+        path.write_bytes(path.read_bytes()[:keep])
 
 
 def test_every_rule_has_a_fixture():

@@ -113,16 +113,18 @@ def check(
     path: Targets, *, consumers: Sequence[str] | None = None, select: Sequence[str] | None = None,
     settings: SettingsArg = None, isolated: bool = False, respect_gitignore: bool = True,
     revision: str | None = None, targets_file: PathArg | None = None, hf_cache: bool = False,
-    jobs: int = 8, hub_timeout: float = 120.0, on_error: ErrorSink | None = None,
+    jobs: int = 8, hub_timeout: float = 120.0, on_error: ErrorSink | None = None, against: PathArg | None = None,
 ) -> Report:
     """Check model directories, config.json files, trees of model directories or Hub repository ids.
 
     `consumers`: the runtimes to check (default: the settings', else all); `select`: rule codes or prefixes
     to run instead of the settings' `select`; `settings`: a configuration file, or a `[tool.cfglint]` table
     as a mapping (default: the nearest file above each checked file; `isolated=True`: none). `on_error` is
-    called with each error line as it happens.
+    called with each error line as it happens. `against`: the source config (a model directory or its
+    config.json) every GGUF file is compared with, instead of the config.json beside it.
     """
     session = _session(consumers, select, settings, isolated, respect_gitignore, on_error)
+    session.against = os.fspath(against) if against is not None else None
     results = _results(session, path, targets_file, revision, jobs, hub_timeout, hf_cache)
     findings = [d for r in results for d in r.diagnostics]
     return Report(findings, [r.display for r in results], session.errors, results, session)
@@ -144,7 +146,7 @@ def fix(
     settings: SettingsArg = None, isolated: bool = False, respect_gitignore: bool = True,
     follow_symlinks: bool = False, pr: bool = False, revision: str | None = None,
     targets_file: PathArg | None = None, hf_cache: bool = False, jobs: int = 8, hub_timeout: float = 120.0,
-    on_error: ErrorSink | None = None,
+    on_error: ErrorSink | None = None, against: PathArg | None = None,
 ) -> FixResult:
     """Compute the fixes for each target; with `write=True` write them (atomically). `unsafe=True` also
     applies fixes that may change what transformers reads. A Hub repository is never written in place:
@@ -153,8 +155,11 @@ def fix(
     from cfglint.fixing import fix_document
 
     session = _session(consumers, None, settings, isolated, respect_gitignore, on_error)
+    session.against = os.fspath(against) if against is not None else None
     files: list[FileFix] = []
     for result in _results(session, path, targets_file, revision, jobs, hub_timeout, hf_cache):
+        if result.ctx.gguf is not None:
+            continue  # a GGUF is never rewritten: its findings say what to do (display-only fixes)
         doc, remote = result.ctx.doc, result.ctx.remote
         if remote is not None and not remote.readable:
             session.error(f"{result.display}: not fixed: {remote.notes[0].message}")

@@ -41,6 +41,7 @@ RevisionOpt = typer.Option(None, "--revision", metavar="REV", help="Branch, tag 
 TargetsFileOpt = typer.Option(None, "--targets-file", metavar="FILE", help="Also check the targets listed in FILE, one per line.")
 HfCacheOpt = typer.Option(False, "--hf-cache", help="Also check every model snapshot in the local Hugging Face cache (read-only).")
 JobsOpt = typer.Option(8, "--jobs", "-j", min=1, help="Hub repositories fetched at the same time.")
+AgainstOpt = typer.Option(None, "--against", metavar="DIR", help="Compare every GGUF file with this source config (a model directory or its config.json) instead of the config.json beside it.")
 HubTimeoutOpt = typer.Option(120.0, "--hub-timeout", metavar="SECONDS", min=0, help="Give up on a Hub repository not read after this long and report it (H001); 0: no limit.")
 
 
@@ -79,6 +80,7 @@ def check(
     hf_cache: bool = HfCacheOpt,
     jobs: int = JobsOpt,
     hub_timeout: float = HubTimeoutOpt,
+    against: Optional[str] = AgainstOpt,
     logits: bool = typer.Option(False, "--logits", help="Also run the weights as transformers means them and as each runtime reads them, and compare logits and greedy tokens (needs the logits extra)."),
     prompt: Optional[str] = typer.Option(None, "--prompt", metavar="TEXT", help='With --logits: the prompt (default "The capital of France is").'),
     tokens: Optional[int] = typer.Option(None, "--tokens", metavar="N", help="With --logits: greedy tokens to compare (default 20)."),
@@ -100,6 +102,7 @@ def check(
     report = api.check(
         paths, consumers=consumer, select=select, settings=config, isolated=isolated, respect_gitignore=respect_gitignore,
         revision=revision, targets_file=targets_file, hf_cache=hf_cache, jobs=jobs, hub_timeout=hub_timeout, on_error=_print_error,
+        against=against,
     )
     if measuring is not None and report.session is not None:
         measuring.measure(report.results, report.session)
@@ -164,6 +167,7 @@ def fix(
     hf_cache: bool = HfCacheOpt,
     jobs: int = JobsOpt,
     hub_timeout: float = HubTimeoutOpt,
+    against: Optional[str] = AgainstOpt,
 ) -> int:
     """Rewrite configs so older runtimes read the same model, without changing what transformers 5 reads."""
     from cfglint import api
@@ -172,6 +176,7 @@ def fix(
         paths, write=write, unsafe=unsafe_fixes, consumers=consumer, settings=config, isolated=isolated,
         respect_gitignore=respect_gitignore, follow_symlinks=follow_symlinks, pr=pr, revision=revision,
         targets_file=targets_file, hf_cache=hf_cache, jobs=jobs, hub_timeout=hub_timeout, on_error=_print_error,
+        against=against,
     )
     for change in fixed.files:
         if show_fixes:

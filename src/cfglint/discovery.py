@@ -1,6 +1,6 @@
 """Tree search: the model directories under a folder that is not one itself, in a stable order.
 
-A model directory is a folder holding one of MARKERS; it is checked as a whole and not searched further.
+A model directory is a folder holding one of MARKERS (or GGUF files); it is checked as a whole and not searched further.
 Left out, as ruff leaves them out: hidden folders (`.git`, `.venv`, `.cache`), `node_modules`, Python's
 caches, virtual environments (a folder with `pyvenv.cfg` or `conda-meta`), what `.gitignore` files ignore
 (unless told not to) and what the settings `exclude`. A folder reached twice (through a symlink, or a
@@ -17,6 +17,7 @@ from pathlib import Path
 from cfglint import gitignore
 
 MARKERS = ("config.json", "generation_config.json")
+GGUF = ".gguf"  # a folder holding GGUF files (and no marker) is a model directory too
 SKIPPED_NAMES = frozenset({"node_modules", "__pycache__", "__pypackages__"})
 ENVIRONMENT_MARKERS = ("pyvenv.cfg", "conda-meta")
 
@@ -54,6 +55,10 @@ def model_directories(
         marker = next((m for m in MARKERS if _is_file(names.get(m)) and not gitignore.ignored(ignores, os.path.join(absolute, m), False)), None)
         if marker is not None:
             found.files.append(folder / marker)
+            continue
+        ggufs = [folder / n for n, e in names.items() if n.lower().endswith(GGUF) and _is_file(e) and not gitignore.ignored(ignores, os.path.join(absolute, n), False)]
+        if ggufs:  # a folder of GGUF files without their config: each is checked on its own
+            found.files += ggufs
             continue
         children = [
             folder / entry.name for entry in entries

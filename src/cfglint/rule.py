@@ -26,6 +26,7 @@ from cfglint.reading import same
 
 if TYPE_CHECKING:
     from cfglint.generation import Generation
+    from cfglint.gguf.target import GgufTarget
     from cfglint.hub.remote import Remote
     from cfglint.stops import Stops
     from cfglint.weights import Weights
@@ -42,6 +43,7 @@ class Context:
     generation: Generation | None = None  # generate()'s settings, from generation_config.json or config.json
     remote: Remote | None = None  # the Hub repository the files come from; None for a local directory
     listing: frozenset[str] | None = None  # the files beside config.json, when it is a file in a directory
+    gguf: GgufTarget | None = None  # a GGUF file checked as the target (its header and source config)
 
     @property
     def root(self) -> str:

@@ -35,6 +35,7 @@ class Session:
     def __init__(
         self, consumer_names: list[str] | None = None, config: str | None = None, isolated: bool = False, *,
         finder: Finder | None = None, respect_gitignore: bool = True, on_error: Callable[[str], None] | None = None,
+        against: str | None = None,
     ):
         known = consumers.names()
         consumer_names = [consumers.canonical(n) for n in consumer_names] if consumer_names else consumer_names
@@ -48,6 +49,7 @@ class Session:
         self.chosen = consumer_names or None
         self.finder = finder or Finder(config, isolated)
         self.respect_gitignore = respect_gitignore
+        self.against = against  # the source config of every GGUF checked (a model directory or config.json)
         self.selected: tuple[str, ...] | None = None
         self._policies: dict[Path | None, Policy] = {}
 
@@ -115,6 +117,9 @@ class Session:
             if arg in remote:
                 results.append(self.check_checkout(remote[arg]))
                 continue
+            if target.lower().endswith(".gguf"):
+                results += self.check_ggufs([Path(target)], seen)
+                continue
             try:
                 path = resolve(target)
                 doc = document.load(path)
@@ -134,9 +139,26 @@ class Session:
             ctx = context_of(doc, chosen)
             rules = policy.rules_for(path)
             results.append(Result(display, path, ctx, lint(ctx, rules, display), rules, chosen))
+            if ctx.listing is not None and any(n.lower().endswith(".gguf") for n in ctx.listing):
+                results += self.check_ggufs(sorted(path.parent / n for n in ctx.listing if n.lower().endswith(".gguf")), seen)
         if hf_cache:
             results += [self.check_checkout(c) for c in hub.cached_checkouts()]
         return results
+
+    def check_ggufs(self, paths: list[Path], seen: set[object]) -> list[Result]:
+        """GGUF files, each against its source config; only the GGUF rules run on them."""
+        from cfglint.gguf import checking
+
+        out = []
+        for path in paths:
+            identity = _identity(path)
+            if identity in seen:
+                continue
+            seen.add(identity)
+            result = checking.check(self, path)
+            if result is not None:
+                out.append(result)
+        return out
 
     def check_checkout(self, checkout: hub.Checkout) -> Result:
         """A Hub repository's config, linted like a local file; its weights are the ones read from the Hub.
