@@ -286,7 +286,7 @@ def _softcap(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Diffe
 def _special(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Difference]:
     vocab = runs.get("vocab_size")
     size = vocab.value if vocab is not None else None
-    for name in ("bos_token_id", "eos_token_id", "eot_token_id"):
+    for name in ("bos_token_id", "eos_token_id", "eot_token_id", "eom_token_id"):
         ran = runs.get(name)
         if ran is None or ran.origin != "file" or not isinstance(size, int):
             continue
@@ -297,12 +297,11 @@ def _special(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Diffe
         return
     eos = runs.get("eos_token_id")
     wanted = source.values.get("eos_token_id")
-    wanted_set = set(wanted) if isinstance(wanted, list) else {wanted} if isinstance(wanted, int) else set()
-    if eos is not None and wanted_set and eos.value not in wanted_set:
-        eot = runs.get("eot_token_id")
-        stops = {eos.value} | ({eot.value} if eot is not None and eot.value is not None else set())
+    wanted_set = {w for w in (wanted if isinstance(wanted, list) else [wanted]) if isinstance(w, int)}
+    if eos is not None and isinstance(eos.value, int) and wanted_set and eos.value not in wanted_set:
+        stops = set(runs["end_of_generation"].value)  # the eos, eot and eom ids and the end-of-turn texts
         if not wanted_set & stops:
-            yield Difference("special-tokens", f"{eos.key}: llama.cpp ends generation at token {_ran(runs, 'eos_token_id')}, but the config's eos_token_id is {show(wanted)}",
+            yield Difference("special-tokens", f"{eos.key}: llama.cpp ends generation at tokens {show(runs['end_of_generation'].value)} (EOS {_ran(runs, 'eos_token_id')}), but the config's eos_token_id is {show(wanted)}",
                              eos.key, source.pointer("eos_token_id"), set_metadata(eos, sorted(wanted_set)[0]), error=False)
     bos = runs.get("bos_token_id")
     want_bos = source.values.get("bos_token_id")

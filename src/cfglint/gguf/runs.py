@@ -38,9 +38,13 @@ OUTPUT_TIED = frozenset({"gemma", "gemma2"})
 OUTPUT_REQUIRED = frozenset({"qwen2moe", "olmo2"})
 # llama-vocab.cpp: special token ids when the tokenizer.ggml.*_token_id key is absent, per tokenizer model.
 SPECIAL_DEFAULTS: dict[str, dict[str, int | None]] = {"llama": {"bos": 1, "eos": 2}, "gpt2": {"bos": 11, "eos": 11}, "t5": {"bos": None, "eos": 1}}
-# Auto-detected end-of-turn tokens when tokenizer.ggml.eot_token_id is absent (llama-vocab.cpp, load).
-EOT_TEXTS = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
-             "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>")
+# llama-vocab.cpp (load): tokens with these texts end generation whatever the keys say (special_eog_ids),
+# as do the eos, eot and eom ids.
+EOG_TEXTS = frozenset({
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>",
+    "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[",
+})  # fmt: skip
 SAMPLING_KEYS = {
     "temp": Keys.General.SAMPLING_TEMP, "top_k": Keys.General.SAMPLING_TOP_K, "top_p": Keys.General.SAMPLING_TOP_P,
     "min_p": Keys.General.SAMPLING_MIN_P, "penalty_repeat": Keys.General.SAMPLING_PENALTY_REPEAT,
@@ -151,20 +155,15 @@ def _vocabulary(values: dict[str, Ran], header: GgufHeader) -> None:
     values["vocab_size"] = Ran(size, Keys.Tokenizer.LIST, DERIVED)  # llama.cpp's n_vocab: the token list's length
     model = meta.get(Keys.Tokenizer.MODEL)
     defaults = SPECIAL_DEFAULTS.get(model if isinstance(model, str) else "", {})
-    for name, k in (("bos", Keys.Tokenizer.BOS_ID), ("eos", Keys.Tokenizer.EOS_ID), ("eot", Keys.Tokenizer.EOT_ID)):
+    for name, k in (("bos", Keys.Tokenizer.BOS_ID), ("eos", Keys.Tokenizer.EOS_ID), ("eot", Keys.Tokenizer.EOT_ID), ("eom", Keys.Tokenizer.EOM_ID)):
         if k in meta:
             values[f"{name}_token_id"] = Ran(_scalar(meta[k]), k, FILE)
-        elif name == "eot":
-            values["eot_token_id"] = Ran(_detected_eot(tokens), k, DERIVED)
         else:
             values[f"{name}_token_id"] = Ran(defaults.get(name), k, DEFAULT)
-
-
-def _detected_eot(tokens) -> int | None:
-    if not isinstance(tokens, GgufArray) or tokens.item_type.name != "STRING":
-        return None
-    found = [i for i, text in enumerate(tokens) if text in EOT_TEXTS]  # the first in the file's order of ids
-    return found[0] if found else None
+    stops = {v for n in ("eos", "eot", "eom") if isinstance(v := values[f"{n}_token_id"].value, int)}
+    if isinstance(tokens, GgufArray) and tokens.item_type.name == "STRING":
+        stops |= {i for i, text in enumerate(tokens) if text in EOG_TEXTS}
+    values["end_of_generation"] = Ran(sorted(stops), Keys.Tokenizer.EOS_ID, DERIVED)
 
 
 def _output(values: dict[str, Ran], arch: str, header: GgufHeader) -> None:
