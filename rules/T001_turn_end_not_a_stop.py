@@ -18,9 +18,11 @@ tokenizer.json has `<|eot_id|>` = 128009, the template writes it after each turn
 128001 only.
 
 ## Fix safety
-Where config.json's `eos_token_id` is what the runtime reads, the fix adds the end-of-turn id to it. It is
-safe when transformers 5's generate() stops on the same ids afterwards (a generation_config.json sets them)
-and no runtime loses a stop; unsafe otherwise. When transformers 5 itself lacks the token, the id belongs in
+Where config.json's `eos_token_id` is what the runtime reads, the fix adds the end-of-turn id to it. That
+changes what transformers 5's AutoConfig reads, so it is safe only when transformers 5 still runs the model
+the same: generate() stops on the same ids afterwards (a generation_config.json sets them), the model type's
+own code does not read config.json's eos_token_id (CLIP, BART, T5 and a few others do), and no runtime loses
+a stop; unsafe otherwise. When transformers 5 itself lacks the token, the id belongs in
 generation_config.json, which `cfglint fix` does not write: the fix is shown only.
 """
 

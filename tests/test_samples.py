@@ -61,6 +61,7 @@ def test_sample_output_matches_golden(sample, command, in_repo, capsys):
         ("stops-phi-3-mini-4k-instruct", ["T004", "S008", "T001", "A005"]),
         ("stops-qwen2.5-0.5b-instruct", ["S003", "S006", "S007"]),
         ("stops-gemma-2-2b-it", ["A005"]),
+        ("stops-gemma-3-1b-it", ["S003", "S006", "S007"]),
         ("stops-mistral-7b-instruct-v0.1", []),
     ],
 )

@@ -4,10 +4,12 @@ Each sample gets a loadable tokenizer.json built around its added tokens (a word
 added tokens at their own ids; the samples' trimmed tokenizer.json has no model), then transformers 5.24
 (the test environment's, which has jinja2 to render templates) and 4.57.6 report generate()'s eos ids
 (GenerationConfig) and the tokenizer's eos id, transformers 5.24 the rendered chat template, and mlx-lm
-0.32 the ids its TokenizerWrapper stops on. llama.cpp's real converter writes the GGUF eos of a tiny
-Llama. Not run here: llama.cpp's runtime end-of-generation set (it needs the C++ build), candle's examples
-and mistral.rs (they need a full model and vocabulary to start generating); those sets are read from their
-source, as runtimes.py says where.
+0.32 the ids its TokenizerWrapper stops on. Echo checkpoints (a tiny Llama that repeats its last token,
+echo_checkpoint.py) around the same files show where real generation stops: transformers 5.24's generate(),
+in this process, and mistral.rs 0.9.5's completion requests (finish_reason "stop" after one token, or
+"length"), also without a generation_config.json. llama.cpp's real converter writes the GGUF eos of a tiny
+Llama. Not run here: llama.cpp's runtime end-of-generation set (it needs the C++ build) and candle's
+examples (Rust binaries built from source); those sets are read from their source, as runtimes.py says where.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from cfglint.consumers import get
 from cfglint.document import load
 from cfglint.engine import context_of
 from cfglint.stops import template
+from tests.conformance.echo_checkpoint import make_echo
 from tests.conformance.venvs import run_probe, runtime_python
 from tests.conftest import SAMPLES
 
@@ -35,10 +38,16 @@ def loadable(sample: str, into) -> str:
     target = into / sample
     shutil.copytree(SAMPLES / sample, target)
     added = json.loads((target / "tokenizer.json").read_text())["added_tokens"]
-    vocab = {"[UNK]": 0, "Hello": 1} | {t["content"]: t["id"] for t in added}
+    # Every id up to the last added token has a word (mistral.rs indexes its token table by id): the added
+    # tokens their own, two free ids "[UNK]" and "Hello", the others a filler.
+    taken = {t["id"]: t["content"] for t in added}
+    free = [i for i in range(len(taken) + 2) if i not in taken][:2]
+    words = taken | {free[0]: "[UNK]", free[1]: "Hello"}
+    vocab = {words.get(i, f"filler{i}"): i for i in range(max(words) + 1)}
     (target / "tokenizer.json").write_text(json.dumps({
         "version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
-        "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+        "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},  # mistral.rs needs one
         "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
     }))
     return str(target)
@@ -96,15 +105,119 @@ def test_mlx_lm_stops_where_predicted(sample, observed):
     assert set(observed[sample]["mlx-lm"]["mlx_lm_eos"]) == set(stops.sets["mlx-lm"].ids)
 
 
-def test_the_safe_fix_keeps_what_generate_stops_on(pythons, observed, tmp_path):
-    sample = "stops-llama-3-8b-instruct"
-    directory = loadable(sample, tmp_path)
+# Echo checkpoints (echo_checkpoint.py): each sample's tokenizer files and generation settings around a tiny
+# Llama that repeats its last token, so a runtime shows by stopping or running on which ids end generation.
+# case -> (sample, files to drop, config.json changes)
+ECHO_CASES = {sample: (sample, (), {}) for sample in STOP_SAMPLES} | {
+    # without generation_config.json: generate() reads config.json; mistral.rs too (its eos_token_id list)
+    "llama-3 without generation_config.json": ("stops-llama-3-8b-instruct", ("generation_config.json",), {"eos_token_id": [128001, 128008]}),
+    "qwen2.5 without generation_config.json": ("stops-qwen2.5-0.5b-instruct", ("generation_config.json",), {"eos_token_id": 151643}),
+}
+
+
+def echo_model(case: str, into: Path) -> tuple[str, list[int]]:
+    """The case's echo checkpoint, and the ids it is watched on: every id a runtime is predicted to stop on,
+    the template's end of turn, the BOS, and one added token that no runtime stops on."""
+    sample, dropped, changes = ECHO_CASES[case]
+    directory = Path(loadable(sample, into / case.replace(" ", "-")))
+    for name in dropped:
+        (directory / name).unlink()
+    config_path = directory / "config.json"
+    config_path.write_text(json.dumps({**json.loads(config_path.read_text()), **changes}, indent=2))
+    stops = context_of(load(config_path), [get(n) for n in ("transformers-5", "transformers-4", "mlx-lm", "candle", "mistralrs")]).stops
+    watched = {i for s in stops.sets.values() for i in s.ids} | {stops.turn_end_id, stops.files.vocabulary.id_of(stops.files.special("bos_token"))}
+    decoy = min(i for i in stops.files.vocabulary.by_id if i not in watched)
+    ids = sorted(i for i in watched | {decoy} if i is not None)
+    make_echo(directory, ids)
+    return str(directory), ids
+
+
+def predicted_in(directory: str, runtime: str) -> set[int]:
+    return set(context_of(load(Path(directory) / "config.json"), [get(runtime)]).stops.sets[runtime].ids)
+
+
+def generate_stops(directory: str, ids: list[int]) -> set[int]:
+    """The ids real transformers 5 generate() stops on, of `ids`, on an echo checkpoint loaded as from_pretrained
+    loads it (generation_config.json, else config.json, gives model.generation_config)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32)
+    stopped = set()
+    for token_id in ids:
+        prompt = torch.tensor([[token_id]])
+        new = model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=3, do_sample=False)[0, 1:].tolist()
+        assert new in ([token_id], [token_id] * 3), (token_id, new)  # the echo model repeats the token, or stops
+        if new == [token_id]:
+            stopped.add(token_id)
+    return stopped
+
+
+@pytest.fixture(scope="module")
+def echoes(tmp_path_factory):
+    root = tmp_path_factory.mktemp("echo")
+    return {case: echo_model(case, root) for case in ECHO_CASES}
+
+
+@pytest.mark.parametrize("case", sorted(ECHO_CASES))
+def test_generate_stops_on_the_predicted_ids(case, echoes):
+    directory, ids = echoes[case]
+    assert generate_stops(directory, ids) == predicted_in(directory, "transformers-5")
+
+
+@pytest.fixture(scope="module")
+def mistralrs_seen(echoes):
+    """mistral.rs 0.9.5 on every echo checkpoint, in one process."""
+    python = runtime_python("mistralrs", ["mistralrs==0.9.5"])
+    args = [arg for directory, ids in echoes.values() for arg in (",".join(map(str, ids)), directory)]
+    return run_probe(python, "mistralrs_stops_probe.py", *args)["results"]
+
+
+@pytest.mark.parametrize("case", sorted(ECHO_CASES))
+def test_mistralrs_stops_on_the_predicted_ids(case, echoes, mistralrs_seen):
+    directory, ids = echoes[case]
+    seen = mistralrs_seen[directory]
+    assert seen["outcome"] == "loads", seen
+    for token_id, run in seen["values"].items():
+        assert run["prompt_ids"][-1] == int(token_id), run  # the prompt ends with the token itself
+        assert (run["finish_reason"], run["completion_tokens"]) in (("stop", 1), ("length", 3)), (token_id, run)
+    stopped = {int(i) for i, run in seen["values"].items() if run["finish_reason"] == "stop"}
+    assert stopped == predicted_in(directory, "mistralrs")
+
+
+def test_the_safe_fix_keeps_where_generate_stops(tmp_path):
+    """T001's safe fix writes config.json's eos_token_id, which transformers 5 reads; generate() stops where it
+    did (generation_config.json sets its ids), and candle's Llama example now stops at the turn's end. The same
+    edit without a generation_config.json is unsafe, and real generate() shows why: it then stops elsewhere."""
+    directory, ids = echo_model("stops-llama-3-8b-instruct", tmp_path)
+    before = generate_stops(directory, ids)
     assert main(["fix", "--write", "--isolated", directory]) == 0
-    after = run_probe(pythons["transformers-5"], "stops_probe.py", directory)[directory]
-    assert as_set(after["generation_eos"]) == as_set(observed[sample]["transformers-5"]["generation_eos"]) == {128001, 128009}
-    assert json.loads((tmp_path / sample / "config.json").read_text())["eos_token_id"] == [128001, 128009]
+    assert json.loads((Path(directory) / "config.json").read_text())["eos_token_id"] == [128001, 128009]
+    assert generate_stops(directory, ids) == before == {128001, 128009}
     stops = predicted(directory)
     assert 128009 in stops.sets["candle"].ids and not stops.missing_turn_end()
+
+    directory, ids = echo_model("llama-3 without generation_config.json", tmp_path)
+    before = generate_stops(directory, ids)
+    config = (Path(directory) / "config.json").read_text()
+    assert main(["fix", "--write", "--isolated", directory]) == 0
+    assert (Path(directory) / "config.json").read_text() == config  # T001's fix is unsafe here: not applied
+    assert main(["fix", "--write", "--isolated", "--unsafe-fixes", directory]) == 0
+    assert json.loads((Path(directory) / "config.json").read_text())["eos_token_id"] == [128001, 128008, 128009]
+    assert generate_stops(directory, ids) == before | {128009}
+
+
+def test_the_model_types_whose_transformers5_code_reads_the_eos():
+    """TRANSFORMERS5_EOS_IN_FORWARD, recomputed from the installed transformers 5's modeling files."""
+    import transformers
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES, model_type_to_module_name
+
+    from cfglint.stops.runtimes import TRANSFORMERS5_EOS_IN_FORWARD
+
+    models = Path(transformers.__file__).parent / "models"
+    reading = {t for t in CONFIG_MAPPING_NAMES
+               if any("config.eos_token_id" in f.read_text(encoding="utf-8") for f in (models / model_type_to_module_name(t)).glob("modeling_*.py"))}
+    assert reading == TRANSFORMERS5_EOS_IN_FORWARD
 
 
 # llama.cpp's converter: the GGUF eos it writes for a tiny Llama (tokenizer.json holds <unk> 0, <s> 1, </s> 2).

@@ -341,6 +341,29 @@ def tokenizer_files(draw: st.DrawFn) -> Folder:
     return out
 
 
+# Where the ids a turn ends with can be: config.json's eos, generation_config.json's (or no such file), the
+# tokenizer's eos, for families whose transformers 5 model reads config.eos_token_id itself (t5) and not.
+STOP_EOS = st.sampled_from([2, [2], 3, [2, 3], [3, 2], None, 1, []])
+STOP_MODEL_TYPES = st.sampled_from(["llama", "llama", "qwen2", "mistral", "t5"])
+
+
+@st.composite
+def stop_folders(draw: st.DrawFn) -> Folder:
+    """A chat model whose template ends turns with <|eot_id|> (3), the ids a runtime stops on spread over the
+    files in every way: the folders T001's fix is offered for."""
+    config = dict(llama_family()["tf4-default"], model_type=draw(STOP_MODEL_TYPES), vocab_size=128)
+    config["eos_token_id"] = draw(STOP_EOS)
+    out: Folder = {"config.json": dump(config).encode()}
+    if draw(st.booleans()):
+        out["generation_config.json"] = dump({"eos_token_id": draw(STOP_EOS)}).encode()
+    eos = draw(st.sampled_from(["</s>", "<|eot_id|>", None]))
+    tokenizer = {"bos_token": "<s>", "chat_template": "{% for m in messages %}{{ m['content'] }}<|eot_id|>{% endfor %}"}
+    out["tokenizer_config.json"] = dump(tokenizer if eos is None else dict(tokenizer, eos_token=eos)).encode()
+    added = [{"id": 1, "content": "<s>"}, {"id": 2, "content": "</s>"}, {"id": 3, "content": "<|eot_id|>"}]
+    out["tokenizer.json"] = dump({"version": "1.0", "added_tokens": added}).encode()
+    return out
+
+
 SELECTORS = ["ALL", "R", "R001", "S", "D001", "W", "J002", "X999", "r001", "", "C001", "L001"]
 CONSUMER_NAMES = ["candle", "mlx-lm", "mistralrs", "llama.cpp", "transformers-4", "nope", ""]
 toml_scalars = st.one_of(st.sampled_from(SELECTORS + CONSUMER_NAMES + ["error", "warning", "info", "*", "**/config.json",

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cfglint.cli import main
 from tests.fuzz.inputs import (Folder, baselines, configs, folders, generation_configs, logits_files, settings_files,
-                               tokenizer_files, weights, write)
+                               stop_folders, tokenizer_files, weights, write)
 
 
 @contextlib.contextmanager
@@ -88,14 +88,15 @@ def baseline_round_trip(folder: Folder) -> None:
         assert exits_cleanly(["check", str(model), "--baseline", str(baseline)]) == 0
 
 
-def safe_fix_keeps_transformers5_reading(folder: Folder, reading: Callable[[Path], dict | None]) -> bool:
-    """When transformers 5 loads the config, it reads the same after `fix --write` (safe fixes only).
-    `reading(directory)` is transformers 5's reading, None when it refuses. True when the input was loaded."""
+def safe_fix_keeps_transformers5_reading(folder: Folder, reading: Callable[[Path], dict | None], flags: tuple[str, ...] = ()) -> bool:
+    """When transformers 5 loads the config, it runs the model the same after `fix --write` (safe fixes only):
+    `reading(directory)` is everything of transformers 5's reading a run uses, None when it refuses. True when
+    the input was loaded. `flags` (--unsafe-fixes) is for showing that the property can fail."""
     with written(folder) as model:
         before = reading(model)
         if before is None:
             return False
-        exits_cleanly(["fix", str(model), "--write"])
+        exits_cleanly(["fix", str(model), "--write", *flags])
         assert reading(model) == before, (model / "config.json").read_text(errors="replace")[:2000]
         return True
 
@@ -105,7 +106,12 @@ def _contents(model: Path) -> Folder:
 
 
 def transformers5_reading(directory: Path) -> dict | None:
-    """What real transformers 5 reads (AutoConfig, everything but its own version), or None when it refuses."""
+    """What real transformers 5 runs the model with, or None when it refuses: AutoConfig (everything but its
+    own version) and, under `generate_eos`, the ids generate() stops on, from the generation config
+    from_pretrained gives the model (generation_config.json, else one made from config.json).
+
+    config.json's eos_token_id is left out of the AutoConfig part when the model type's modeling code does
+    not read it: generate() is then its only reader, and generate_eos says what generate() does with it."""
     import logging
 
     import transformers
@@ -113,14 +119,38 @@ def transformers5_reading(directory: Path) -> dict | None:
     transformers.logging.set_verbosity_error()
     logging.disable(logging.WARNING)
     try:
-        reading = transformers.AutoConfig.from_pretrained(str(directory), local_files_only=True).to_dict()
+        config = transformers.AutoConfig.from_pretrained(str(directory), local_files_only=True)
+        generation = _generation_config(transformers.GenerationConfig, directory)
     except Exception:  # noqa: BLE001 - any refusal means the input is not one transformers 5 loads
         return None
     finally:
         logging.disable(logging.NOTSET)
+    reading = config.to_dict()
     reading.pop("transformers_version", None)
+    if not _modeling_reads_eos(config.model_type):
+        reading.pop("eos_token_id", None)
+    eos = generation.eos_token_id
+    reading["generate_eos"] = sorted(set(eos if isinstance(eos, list) else [] if eos is None else [eos]), key=repr)
     _drop_legacy_type(reading.get("rope_parameters"))
     return json.loads(json.dumps(reading, default=repr))  # compared as text: NaN != NaN
+
+
+def _generation_config(cls, directory: Path):
+    """As GenerationMixin's loading does it (transformers 5.24 generation/utils.py): generation_config.json,
+    and on an OSError (no such file, or not JSON) one made from config.json."""
+    try:
+        return cls.from_pretrained(str(directory), local_files_only=True)
+    except OSError:
+        return cls.from_pretrained(str(directory), config_file_name="config.json", _from_model_config=True, local_files_only=True)
+
+
+def _modeling_reads_eos(model_type: str) -> bool:
+    """Whether the installed transformers' modeling code for this model type reads config.eos_token_id."""
+    import transformers
+    from transformers.models.auto.configuration_auto import model_type_to_module_name
+
+    folder = Path(transformers.__file__).parent / "models" / model_type_to_module_name(model_type)
+    return any("config.eos_token_id" in f.read_text(encoding="utf-8") for f in folder.glob("modeling_*.py"))
 
 
 def _drop_legacy_type(parameters: object) -> None:
@@ -159,5 +189,10 @@ CHECKS: dict[str, tuple[st.SearchStrategy, Callable[..., object], int]] = {
         st.tuples(st.builds(lambda c: {"config.json": c}, configs(most=2))),
         lambda folder: LOADED.append(safe_fix_keeps_transformers5_reading(folder, transformers5_reading)),
         150,
+    ),
+    "safe-fix-keeps-transformers5-stops": (
+        st.tuples(stop_folders()),
+        lambda folder: LOADED.append(safe_fix_keeps_transformers5_reading(folder, transformers5_reading)),
+        60,
     ),
 }

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.fuzz import properties
+from tests.family import family as llama_family
 from tests.fuzz.inputs import from_json
 
 REGRESSIONS = Path(__file__).parent / "regressions"
@@ -46,3 +47,30 @@ def test_regressions(case):
     properties.fix_write_is_idempotent(folder, unsafe=True)
     properties.baseline_round_trip(folder)
     properties.safe_fix_keeps_transformers5_reading(folder, properties.transformers5_reading)
+
+
+def _stop_folder(generation_eos: object | None) -> dict[str, bytes]:
+    """A Llama 3 layout: config.json's eos 2 (</s>), the template ends turns with <|eot_id|> (3)."""
+    from tests.fuzz.inputs import dump
+    from tests.rule_fixtures import chat
+
+    files = {"config.json": dict(llama_family()["tf4-default"], eos_token_id=2), **chat(eos_token="</s>")}
+    if generation_eos is not None:
+        files["generation_config.json"] = {"eos_token_id": generation_eos}
+    return {name: (value if isinstance(value, str) else dump(value)).encode() for name, value in files.items()}
+
+
+def test_t001_safe_fix_changes_config_json_but_not_how_transformers5_runs(tmp_path):
+    """The one safe fix that changes AutoConfig's reading (config.json's eos_token_id): generate() stops where
+    it did, and the property holds; the same edit without a generation_config.json changes generate()'s stop
+    set, and the property catches it."""
+    from tests.fuzz.inputs import write
+
+    model = write(_stop_folder([2, 3]), tmp_path / "model")
+    assert properties.exits_cleanly(["fix", str(model), "--write"]) in (0, 1)
+    assert json.loads((model / "config.json").read_text())["eos_token_id"] == [2, 3]  # the safe fix did write
+    assert properties.safe_fix_keeps_transformers5_reading(_stop_folder([2, 3]), properties.transformers5_reading)
+    without = _stop_folder(None)
+    assert properties.safe_fix_keeps_transformers5_reading(without, properties.transformers5_reading)  # unsafe: not applied
+    with pytest.raises(AssertionError):
+        properties.safe_fix_keeps_transformers5_reading(without, properties.transformers5_reading, ("--unsafe-fixes",))

@@ -206,12 +206,25 @@ RUNTIMES: tuple[Runtime, ...] = (
     Runtime("mistralrs", "mistralrs",
             "mistral.rs chat_template.rs calculate_eos_tokens: tokenizer_config.json's eos_token, the "
             "alternates the vocabulary and the template both hold, and generation_config.json's eos_token_id "
-            "(config.json's when that file is absent)", _mistralrs),
+            "(config.json's when that file is absent); observed with mistral.rs 0.9.5", _mistralrs),
     Runtime("llama-cpp", "llama-cpp",
             "gguf-py vocab.py SpecialVocab (eos: tokenizer_config.json's eos_token among tokenizer.json's "
             "added_tokens, else an integer config.json eos_token_id below the vocabulary size) and "
             "llama-vocab.cpp's end-of-generation set", _llama_cpp),
 )
+# Model types whose transformers 5.24 modeling code reads config.json's eos_token_id itself, outside generate()
+# (CLIP pools at the EOS, BART's classification head finds it, ...): `config.eos_token_id` in
+# models/<module>/modeling_*.py. For the others generate() is the only reader, and it takes the ids from
+# generation_config.json when that file exists. tests/conformance/test_stops_runtimes.py recomputes the list.
+TRANSFORMERS5_EOS_IN_FORWARD = frozenset({
+    "aimv2", "aimv2_text_model", "aimv2_vision_model", "bark", "bart", "bigbird_pegasus", "blip", "blip_text_model",
+    "blip_vision_model", "clip", "clip_text_model", "clip_vision_model", "clipseg", "clipseg_text_model",
+    "clipseg_vision_model", "clvp", "clvp_decoder", "clvp_encoder", "esmfold2", "groupvit", "groupvit_text_model",
+    "groupvit_vision_model", "mbart", "metaclip_2", "metaclip_2_text_model", "metaclip_2_vision_model", "moshi",
+    "moshi_depth", "mt5", "mvp", "plbart", "qwen2_5_omni", "qwen2_5_omni_audio_encoder", "qwen2_5_omni_bigvgan",
+    "qwen2_5_omni_dit", "qwen2_5_omni_talker", "qwen2_5_omni_text", "qwen2_5_omni_thinker", "qwen2_5_omni_token2wav",
+    "qwen2_5_omni_vision_encoder", "qwen4_exp", "qwen4_exp_text", "qwen4_exp_vision", "seamless_m4t_v2", "t5", "umt5",
+})
 # Runtimes whose stop set is only known for these families (the others read the files the same way for all).
 FAMILIES: dict[str, set[str]] = {"candle": {"llama", *CANDLE_NAMED}}
 
