@@ -16,6 +16,7 @@ mistral.rs has its own `layers::Activation` (layers.rs:3128-3150), not candle_nn
 
 from __future__ import annotations
 
+from cfglint.knowledge import candle
 from cfglint.knowledge.entry import Check, Entry, Source, fields
 
 _REPO = "EricLBuehler/mistral.rs"
@@ -257,5 +258,17 @@ ENTRIES = (
         notes=("mlp_only_layers is a Vec<usize> (null or a non-list is a type error); a layer is MoE iff not in "
                "it, num_experts > 0 and (i+1) % decoder_sparse_step == 0 (step 0: all dense). "
                "transformers' Qwen3MoeConfig has no max_window_layers, so its files lack that required key. " + _QWEN3_NOTE),
+    ),
+    Entry(
+        "mistralrs", "deepseek_v2", "serde", "mistral.rs 0.9.5 models/deepseek2.rs", _source("deepseek2"),
+        # candle's DeepSeekV2Config with quantization_config between qk_nope_head_dim and n_group
+        {**{k: v for k, v in candle.DEEPSEEK_V2_FIELDS.items() if k not in ("n_group", "topk_group")},
+         **fields(quantization_config="option<json>", n_group="usize", topk_group="usize")},
+        derive=candle.DEEPSEEK_V2_DERIVE,
+        rope="deepseek-yarn",  # layers.rs DeepSeekV2RotaryEmbedding, as candle's
+        checks=candle.DEEPSEEK_V2_CHECKS,
+        struct="DeepSeekV2Config",
+        notes=("n_group and topk_group are required usize (transformers' default is null); a MoE layer's "
+               "num_experts_per_tok.unwrap() panics without it. lm_head is the embedding iff tie_word_embeddings."),
     ),
 )

@@ -652,9 +652,8 @@ ENTRIES = (
             "attention_bias": Field("any", False),
         },
         derive={
-            # transformers' head_dim for DeepSeek-V2 is the rotary part; mlx-lm rotates qk_rope_head_dim dims,
-            # queries/keys are qk_nope_head_dim + qk_rope_head_dim wide, values v_head_dim.
-            "head_dim": "qk_rope_head_dim",
+            # queries/keys are qk_nope_head_dim + qk_rope_head_dim wide, RoPE turns qk_rope_head_dim, values v_head_dim
+            "qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim",
             "num_key_value_heads": "num_attention_heads",  # MLA: kv_b_proj makes num_heads heads; the field is unused
             "tie_word_embeddings": "False",  # lm_head always built
             "hidden_act": "'silu'",
@@ -663,27 +662,29 @@ ENTRIES = (
             "mlp_bias": "False",
             "sliding_window": "None",
             "layer_types": _ALL_FULL,
-            # scale = (qk_nope + qk_rope)**-0.5, times yarn_get_mscale(factor, mscale_all_dim)**2 when
-            # mscale_all_dim is set and factor > 1 (a logarithm: not expressible, so None then).
+            # scale = (qk_nope + qk_rope)**-0.5, times yarn_get_mscale(factor, mscale_all_dim)**2 when mscale_all_dim is set
             "query_pre_attn_scalar": (
-                "qk_nope_head_dim + qk_rope_head_dim if not get(rope_scaling, 'mscale_all_dim') "
-                "or get(rope_scaling, 'factor') <= 1 else None"
+                "mla_scalar(qk_nope_head_dim + qk_rope_head_dim, get(rope_scaling, 'factor'), get(rope_scaling, 'mscale_all_dim'))"
             ),
+            # DeepseekV2DecoderLayer: experts when n_routed_experts is set, from first_k_dense_replace on, every moe_layer_freq-th
+            "mlp_layers": "moe_layers(num_hidden_layers, n_routed_experts is not None, first_k_dense_replace, moe_layer_freq)",
         },
         # Always DeepseekV2YarnRotaryEmbedding(qk_rope_head_dim, base=rope_theta, scaling_factor=
         # rope_scaling["factor"], original_max_position_embeddings/beta_fast/beta_slow/mscale/mscale_all_dim from
         # rope_scaling when present (defaults 4096/32/1/1/0)); rope_scaling's type is never looked at.
-        rope="TODO:deepseek-v2-always-yarn",
+        rope="deepseek-always-yarn",
         checks=(
             Check(
                 "rope_scaling is None and num_hidden_layers > 0",
                 "AttributeError: 'NoneType' object has no attribute 'get'",
                 "/rope_scaling",
+                kind="missing",
             ),
             Check(
                 "rope_scaling is not None and 'factor' not in rope_scaling and num_hidden_layers > 0",
                 "KeyError: 'factor'",
                 "/rope_scaling/factor",
+                kind="missing",
             ),
         ),
         notes=(
