@@ -44,7 +44,7 @@ def variants(family: str) -> dict[str, dict]:
         out["gelu"] = dict(copy.deepcopy(base), hidden_act="gelu")
     if family.startswith("deepseek"):
         out["unscaled"] = {k: v for k, v in copy.deepcopy(base).items() if k != "rope_scaling"}
-        out["q-lora"] = dict(copy.deepcopy(base), q_lora_rank=24)
+        out["q-lora-bias"] = dict(copy.deepcopy(base), q_lora_rank=24, attention_bias=True)
         out["moe-every-second"] = dict(copy.deepcopy(base), first_k_dense_replace=0, moe_layer_freq=2)
     if family == "mistral":
         out["head-dim-null"] = dict(copy.deepcopy(base), head_dim=None)

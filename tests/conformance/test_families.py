@@ -42,6 +42,7 @@ FAMILY_VARIANT = {
     "phi3": "longrope",
     "olmo2": "linear",
     "granite": "linear",
+    "deepseek_v2": "unscaled",  # no rope_scaling: mlx-lm refuses, the others run plain RoPE
 }
 RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
 

@@ -78,7 +78,11 @@ def _probe(mistralrs, model_dir: Path, template: Path, scratch: Path, fingerprin
         return result
     # Outside the try: an exception here is a probe bug and must exit non-zero.
     result["values"]["max_position_embeddings"] = runner.max_sequence_length()
-    reference = _top_logprobs(mistralrs, runner)
+    try:
+        reference = _top_logprobs(mistralrs, runner)
+    except ValueError as exc:  # the model built, but its first forward fails: the runtime's own error
+        result["outcome"], result["message"] = "error", f"at the first forward: {str(exc).strip().splitlines()[0]}"
+        return result
     del runner
     gc.collect()
     if fingerprint and not _has_scaling(config):
