@@ -266,7 +266,15 @@ ENTRIES = (
          **fields(quantization_config="option<json>", n_group="usize", topk_group="usize")},
         derive=candle.DEEPSEEK_V2_DERIVE,
         rope="deepseek-yarn",  # layers.rs DeepSeekV2RotaryEmbedding, as candle's
-        checks=candle.DEEPSEEK_V2_CHECKS,
+        checks=candle.DEEPSEEK_V2_CHECKS + (
+            # Observed with the 0.9.5 CPU wheel (tests/conformance/test_families.py): the model builds, and
+            # its first forward fails whenever the value heads are narrower than the query/key heads, as in
+            # every published DeepSeek-V2 (192 vs 128); with v_head_dim equal to them it runs.
+            Check("qk_nope_head_dim + qk_rope_head_dim != v_head_dim",
+                  "at the first forward: shape mismatch in matmul (attention output of num_attention_heads x"
+                  " (qk_nope_head_dim + qk_rope_head_dim) into o_proj's num_attention_heads x v_head_dim)",
+                  "/v_head_dim"),
+        ),
         struct="DeepSeekV2Config",
         notes=("n_group and topk_group are required usize (transformers' default is null); a MoE layer's "
                "num_experts_per_tok.unwrap() panics without it. lm_head is the embedding iff tie_word_embeddings."),
