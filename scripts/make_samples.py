@@ -34,6 +34,7 @@ TF5_SAMPLES = {
     "qwen1.5-moe-a2.7b-tf5": "qwen1.5-moe-a2.7b",
     "qwen3-30b-a3b-tf5": "qwen3-30b-a3b",
     "deepseek-v2-lite-tf5": "deepseek-v2-lite",
+    "deepseek-r1-tf5": "deepseek-r1",
 }
 
 # The committed files were written by this version; another 5.x writes a different

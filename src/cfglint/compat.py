@@ -135,6 +135,12 @@ FAMILY_BASES: dict[str, dict] = {
                     "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "first_k_dense_replace": 1,
                     "moe_layer_freq": 1, "n_group": 1, "topk_group": 1, "topk_method": "greedy", "routed_scaling_factor": 1.0,
                     "scoring_func": "softmax", "norm_topk_prob": False, "rope_theta": THETA, "rope_scaling": DEEPSEEK_YARN},
+    # DeepSeek-V3's shape: a query latent, sigmoid-scored experts in groups, the routed weights scaled.
+    "deepseek_v3": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", **dict(_DIMS, num_key_value_heads=4), "hidden_act": "silu",
+                    "attention_bias": False, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16, "kv_lora_rank": 32, "q_lora_rank": 24,
+                    "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "first_k_dense_replace": 1,
+                    "moe_layer_freq": 1, "n_group": 2, "topk_group": 1, "topk_method": "noaux_tc", "routed_scaling_factor": 2.5,
+                    "scoring_func": "sigmoid", "norm_topk_prob": True, "rope_theta": THETA, "rope_scaling": DEEPSEEK_YARN},
 }
 
 

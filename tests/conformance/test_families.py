@@ -43,6 +43,7 @@ FAMILY_VARIANT = {
     "olmo2": "linear",
     "granite": "linear",
     "deepseek_v2": "unscaled",  # no rope_scaling: mlx-lm refuses, the others run plain RoPE
+    "deepseek_v3": "theta-absent",
 }
 RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
 

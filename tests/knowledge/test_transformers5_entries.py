@@ -130,7 +130,8 @@ def moe_observed(cfg, layers) -> dict:
             "n_routed_experts": mlp.experts.num_experts,
             "n_shared_experts": shared.down_proj.in_features // cfg.moe_intermediate_size if shared is not None else None,
             "num_experts_per_tok": gate.top_k,
-            "topk_method": getattr(gate, "topk_method", None),
+            # DeepSeek-V3's router has no method: sigmoid scores with a correction bias ("noaux_tc")
+            "topk_method": "noaux_tc" if hasattr(gate, "e_score_correction_bias") else gate.topk_method,
             "n_group": getattr(gate, "num_group", getattr(gate, "n_group", None)),
             "topk_group": gate.topk_group,
             "routed_scaling_factor": gate.routed_scaling_factor,

@@ -248,6 +248,29 @@ ENTRIES = (
               "attention_factor, never the softmax scale.",
     ),
     Entry(
+        "transformers-4", "deepseek_v3", "kwargs", "transformers 4.57.6 DeepseekV3Config + modeling_deepseek_v3.py",
+        _source("deepseek_v3"),
+        fields(hidden_size=("any", 7168), num_hidden_layers=("any", 61), num_attention_heads=("any", 128),
+               num_key_value_heads=("any", 128), n_shared_experts=("any", 1), n_routed_experts=("any", 256),
+               routed_scaling_factor=("any", 2.5), kv_lora_rank=("any", 512), q_lora_rank=("any", 1536),
+               qk_rope_head_dim=("any", 64), v_head_dim=("any", 128), qk_nope_head_dim=("any", 128), n_group=("any", 8),
+               topk_group=("any", 4), num_experts_per_tok=("any", 8), first_k_dense_replace=("any", 3),
+               hidden_act=("any", "silu"), max_position_embeddings=("any", 4096), rms_norm_eps=("any", 1e-6),
+               eos_token_id=("any", 1), tie_word_embeddings=("any", False), rope_theta=("any", 10000.0),
+               rope_scaling=("any", None), attention_bias=("any", False)),
+        # DeepseekV3Attention: qk_head_dim**-0.5, times yarn_get_mscale(factor, mscale_all_dim)**2 whenever
+        # rope_scaling is set (unlike 4.57's DeepSeek-V2); the router is sigmoid + e_score_correction_bias.
+        derive={"qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim", "num_key_value_heads": "num_attention_heads",
+                "query_pre_attn_scalar": "mla_scalar(qk_nope_head_dim + qk_rope_head_dim, get(rope_scaling, 'factor'),"
+                                         " get(rope_scaling, 'mscale_all_dim'))",
+                "topk_method": "'noaux_tc'", "mlp_bias": "False",
+                "mlp_layers": "moe_layers(num_hidden_layers, n_routed_experts, first_k_dense_replace, None)",
+                "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")', **_NO_SOFTCAP},
+        rope="scaling",
+        notes="MLA as DeepSeek-V2's; config.head_dim is qk_rope_head_dim. attention_bias is on q_a_proj, "
+              "kv_a_proj_with_mqa and o_proj only.",
+    ),
+    Entry(
         "transformers-4", "gpt_oss", "kwargs", "transformers 4.57.6 GptOssConfig + modeling_gpt_oss.py", _source("gpt_oss"),
         fields(num_hidden_layers=("any", 36), hidden_size=("any", 2880), head_dim=("any", 64), num_attention_heads=("any", 64),
                num_key_value_heads=("any", 8), sliding_window=("any", 128), rope_theta=("any", 150000.0),

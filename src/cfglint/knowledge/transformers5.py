@@ -221,6 +221,24 @@ ENTRIES += (
         notes="RoPE (interleaved pairs, as complex numbers) turns the last qk_rope_head_dim of each query and key; "
               "attention_bias is on q_a_proj, kv_a_proj_with_mqa and o_proj; routed experts are softmax-scored.",
     ),
+    Entry(
+        "transformers-5", "deepseek_v3", "transformers-5", "transformers 5 DeepseekV3Config", _source("deepseek_v3"),
+        fields(vocab_size=("int", 129280), hidden_size=("int", 7168), intermediate_size=("int", 18432),
+               moe_intermediate_size=("int", 2048), num_hidden_layers=("int", 61), num_attention_heads=("int", 128),
+               num_key_value_heads=("int?", 128), n_shared_experts=("int", 1), n_routed_experts=("int", 256),
+               routed_scaling_factor=("float", 2.5), kv_lora_rank=("int", 512), q_lora_rank=("int?", 1536),
+               qk_rope_head_dim=("int", 64), v_head_dim=("int?", 128), qk_nope_head_dim=("int", 128), n_group=("int?", 8),
+               topk_group=("int?", 4), num_experts_per_tok=("int?", 8), first_k_dense_replace=("int?", 3),
+               norm_topk_prob=("bool?", True), hidden_act=("str", "silu"), max_position_embeddings=("int", 4096),
+               rms_norm_eps=("float", 1e-6), eos_token_id=("ids", 1), tie_word_embeddings=("bool", False),
+               rope_interleave=("bool?", True), attention_bias=("bool", False)),
+        # DeepseekV3TopkRouter: sigmoid scores plus e_score_correction_bias, group-limited (DeepSeek's
+        # "noaux_tc"), whatever topk_method and scoring_func say; the MLPs have no bias.
+        derive={**_MLA, "topk_method": "'noaux_tc'", "mlp_bias": "False"},
+        rope="transformers-5",
+        notes="rope_interleave (default true): the checkpoint's RoPE dimensions are interleaved and de-interleaved "
+              "before rotation; the router holds e_score_correction_bias.",
+    ),
 )
 
 FAMILIES = {entry.family: entry for entry in ENTRIES}

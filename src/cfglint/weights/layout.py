@@ -147,6 +147,7 @@ class Experts:
     # DeepSeek: the counts and which layers hold experts are the reading's own (n_routed_experts,
     # n_shared_experts, mlp_layers); the shared experts are one MLP n_shared_experts experts wide.
     by_reading: bool = False
+    router_bias: bool = False  # the router's e_score_correction_bias (DeepSeek-V3), one per expert
 
     def shape(self, config: dict[str, Any], layers: int, values: dict[str, Any] | None = None) -> MoeShape | None:
         """None when a number is not a count (the config rules say so)."""
@@ -212,6 +213,10 @@ LAYOUTS: dict[str, Layout] = {
 LAYOUTS["deepseek_v2"] = Layout(latent=True, experts=Experts("mlp", MLP, (("n_routed_experts",), 64), ("moe_intermediate_size", 1407),
                                                              shared=("n_shared_experts", 2), by_reading=True),
                                 source=_T5.format("deepseek_v2"))
+# DeepSeek-V3: the same, its router also holding e_score_correction_bias.
+LAYOUTS["deepseek_v3"] = Layout(latent=True, experts=Experts("mlp", MLP, (("n_routed_experts",), 256), ("moe_intermediate_size", 2048),
+                                                             shared=("n_shared_experts", 1), by_reading=True, router_bias=True),
+                                source=_T5.format("deepseek_v3"))
 LLAMA = LAYOUTS["llama"]
 
 
@@ -315,6 +320,8 @@ def _experts(prefix: str, experts: Experts, moe: MoeShape, hidden: Axis) -> list
     gate, up, down = experts.projections
     m = f"{prefix}{experts.module}."
     out = [Expected(f"{m}gate.weight", (router, hidden), "layer")]
+    if experts.router_bias:
+        out.append(Expected(f"{m}gate.e_score_correction_bias", (router,), "layer"))
     for e in range(moe.experts):
         for proj in (gate, up):
             out.append(Expected(f"{m}experts.{e}.{proj}.weight", (size, hidden), "layer"))
