@@ -32,13 +32,16 @@ SEVERITY = "error"
 
 def legacy_form(family: str | None, scaling: dict) -> dict | None:
     """The top-level rope_scaling older readers accept. Phi-3's (transformers 4.57) has exactly three keys,
-    `type`, `short_factor` and `long_factor`, OLMo 2's exactly `type` and `factor`; everything else takes the
+    `type`, `short_factor` and `long_factor`, OLMo 2's exactly `type` and `factor`, DeepSeek's a `type` beside
+    `rope_type` (candle's and mistral.rs' untagged enum matches on it); everything else takes the
     dict transformers 5 resolved. None when the family's legacy form cannot hold the scaling."""
     if family == "phi3" and scaling.get("rope_type") == "longrope":
         return {"type": "longrope", "short_factor": scaling.get("short_factor"), "long_factor": scaling.get("long_factor")}
     if family == "olmo2":  # Olmo2Config (4.57): exactly `type` and `factor`, linear or dynamic only
         kind = scaling.get("rope_type")
         return {"type": kind, "factor": scaling.get("factor")} if kind in ("linear", "dynamic") else None
+    if family in ("deepseek_v2", "deepseek_v3"):  # DeepSeek's files carry the legacy type, which its ports require
+        return {**scaling, "type": scaling.get("rope_type")}
     return scaling
 
 

@@ -33,6 +33,8 @@ TF5_SAMPLES = {
     "phi-3-mini-4k-instruct-tf5": "phi-3-mini-4k-instruct",
     "qwen1.5-moe-a2.7b-tf5": "qwen1.5-moe-a2.7b",
     "qwen3-30b-a3b-tf5": "qwen3-30b-a3b",
+    "deepseek-v2-lite-tf5": "deepseek-v2-lite",
+    "deepseek-r1-tf5": "deepseek-r1",
 }
 
 # The committed files were written by this version; another 5.x writes a different

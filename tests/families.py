@@ -42,6 +42,10 @@ def variants(family: str) -> dict[str, dict]:
         out["sliding-window"] = dict(copy.deepcopy(base), sliding_window=32)
     if family == "gemma":
         out["gelu"] = dict(copy.deepcopy(base), hidden_act="gelu")
+    if family.startswith("deepseek"):
+        out["unscaled"] = {k: v for k, v in copy.deepcopy(base).items() if k != "rope_scaling"}
+        out["q-lora-bias"] = dict(copy.deepcopy(base), q_lora_rank=24, attention_bias=True)
+        out["moe-every-second"] = dict(copy.deepcopy(base), first_k_dense_replace=0, moe_layer_freq=2)
     if family == "mistral":
         out["head-dim-null"] = dict(copy.deepcopy(base), head_dim=None)
     tie_absent = copy.deepcopy(base)

@@ -96,6 +96,9 @@ _DIMS = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4, "n
          "vocab_size": 128, "max_position_embeddings": 256, "rms_norm_eps": 1e-06, "bos_token_id": 1, "eos_token_id": 2, "tie_word_embeddings": False}
 _MOE = {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "norm_topk_prob": False, "decoder_sparse_step": 1}
 THETA, LOCAL_THETA = 500000.0, 20000.0
+# DeepSeek's YaRN block, as its files write it (a legacy "type"; mscale and mscale_all_dim both set).
+DEEPSEEK_YARN = {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64, "beta_fast": 32, "beta_slow": 1,
+                 "mscale": 0.707, "mscale_all_dim": 0.707}
 FAMILY_BASES: dict[str, dict] = {
     "qwen2": {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", **_DIMS, "hidden_act": "silu", "rope_theta": THETA,
               "use_sliding_window": False, "sliding_window": 128, "max_window_layers": 2},
@@ -126,6 +129,18 @@ FAMILY_BASES: dict[str, dict] = {
                 "attention_multiplier": 0.015625},
     "phi3": {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", **_DIMS, "pad_token_id": 0, "hidden_act": "silu", "rope_theta": THETA,
              "sliding_window": None, "original_max_position_embeddings": 64, "partial_rotary_factor": 1.0},
+    # DeepSeek-V2-Lite's shape: no q_lora_rank, one dense layer first, always YaRN with mscale = mscale_all_dim.
+    "deepseek_v2": {"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2", **dict(_DIMS, num_key_value_heads=4), "hidden_act": "silu",
+                    "attention_bias": False, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16, "kv_lora_rank": 32, "q_lora_rank": None,
+                    "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "first_k_dense_replace": 1,
+                    "moe_layer_freq": 1, "n_group": 1, "topk_group": 1, "topk_method": "greedy", "routed_scaling_factor": 1.0,
+                    "scoring_func": "softmax", "norm_topk_prob": False, "rope_theta": THETA, "rope_scaling": DEEPSEEK_YARN},
+    # DeepSeek-V3's shape: a query latent, sigmoid-scored experts in groups, the routed weights scaled.
+    "deepseek_v3": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", **dict(_DIMS, num_key_value_heads=4), "hidden_act": "silu",
+                    "attention_bias": False, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16, "kv_lora_rank": 32, "q_lora_rank": 24,
+                    "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "first_k_dense_replace": 1,
+                    "moe_layer_freq": 1, "n_group": 2, "topk_group": 1, "topk_method": "noaux_tc", "routed_scaling_factor": 2.5,
+                    "scoring_func": "sigmoid", "norm_topk_prob": True, "rope_theta": THETA, "rope_scaling": DEEPSEEK_YARN},
 }
 
 
@@ -135,11 +150,12 @@ def tf5_layout(config: dict) -> dict:
     unused window (null, or 0 for Qwen2-MoE)."""
     out = copy.deepcopy(config)
     theta, local = out.pop("rope_theta"), out.pop("rope_local_base_freq", None)
-    out.pop("rope_scaling", None)
+    scaling = out.pop("rope_scaling", None) or {}
     if out["model_type"] == "gemma3_text":
         out["rope_parameters"] = {"full_attention": {"rope_theta": theta, "rope_type": "default"}, "sliding_attention": {"rope_theta": local, "rope_type": "default"}}
-    else:
-        out["rope_parameters"] = {"rope_theta": theta, "rope_type": "default"}
+    else:  # a scaling moves in whole (a legacy type stays beside rope_type)
+        kind = scaling.get("rope_type", scaling.get("type", "default"))
+        out["rope_parameters"] = {**scaling, "rope_theta": theta, "rope_type": kind}
     if out["model_type"] == "phi3":
         out["rope_parameters"]["partial_rotary_factor"] = out.get("partial_rotary_factor", 1.0)
     if out["model_type"] in ("qwen2", "qwen3", "qwen3_moe") and not out.get("use_sliding_window"):

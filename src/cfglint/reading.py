@@ -33,6 +33,16 @@ FAMILY_KEYS = (
     "residual_multiplier",
     "logits_scaling",
 )
+# Multi-head latent attention (DeepSeek-V2/V3) has no single head size: queries and keys are qk_head_dim wide
+# (qk_nope_head_dim + qk_rope_head_dim), RoPE turns the last qk_rope_head_dim of them, values are v_head_dim
+# wide, and keys and values are made from a kv_lora_rank-wide latent (queries from a q_lora_rank one, or
+# directly when that is null). A reading of such a family reports these instead of head_dim.
+MLA_KEYS = ("qk_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank", "q_lora_rank")
+# How a mixture of experts routes: experts per layer, shared experts beside them, experts per token, the
+# group-limited selection, the weight scale, and which layers are dense MLPs ("dense") or experts ("moe").
+MOE_KEYS = ("n_routed_experts", "n_shared_experts", "num_experts_per_tok", "topk_method", "n_group", "topk_group",
+            "routed_scaling_factor", "mlp_layers")
+FAMILY_KEYS += MLA_KEYS + MOE_KEYS
 ALL_KEYS = KEYS + FAMILY_KEYS
 DIMS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
 

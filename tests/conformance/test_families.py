@@ -42,6 +42,8 @@ FAMILY_VARIANT = {
     "phi3": "longrope",
     "olmo2": "linear",
     "granite": "linear",
+    "deepseek_v2": "unscaled",  # no rope_scaling: mlx-lm refuses, the others run plain RoPE
+    "deepseek_v3": "theta-absent",
 }
 RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
 

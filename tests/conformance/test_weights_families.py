@@ -6,7 +6,7 @@ changed the ways checkpoints go wrong in the field:
 
 - `clean`: as saved;
 - `missing`: layer 0 loses the tensor that sets the family apart (its experts' router, its q_norm, its
-  last norm, or Phi-3's fused qkv_proj);
+  last norm, Phi-3's fused qkv_proj, or DeepSeek's kv_a_layernorm);
 - `extra-bias`: layer 0 gains an o_proj bias no family here builds;
 - `head`: a tied family gains a stored lm_head.weight, an untied one loses it;
 - `kv-heads`: config.json claims as many key/value heads as query heads while the tensors have fewer, so
@@ -43,6 +43,8 @@ CHANGES = ("clean", "missing", "extra-bias", "head", "kv-heads")
 def distinctive(family: str) -> str:
     """The layer-0 tensor that sets the family's layout apart from Llama's."""
     layout = LAYOUTS[family]
+    if layout.latent:  # DeepSeek: layer 0 is dense; its latent attention sets it apart
+        return "model.layers.0.self_attn.kv_a_layernorm.weight"
     if layout.experts is not None:
         return f"model.layers.0.{layout.experts.module}.gate.weight"  # the router
     if layout.fused:

@@ -19,7 +19,7 @@ from cfglint.weights import loading
 from cfglint.weights.layout import LAYOUTS, expected
 from tests.families import variants
 
-CASES = [(family, name) for family in sorted(LAYOUTS) if family != "llama" for name in ("base", "tie-absent", "head-dim-null")
+CASES = [(family, name) for family in sorted(LAYOUTS) if family != "llama" for name in ("base", "tie-absent", "head-dim-null", "q-lora-bias", "moe-every-second")
          if name in variants(family)]
 
 

@@ -52,7 +52,14 @@ SAMPLES = {
     "granite": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
                 "attention_multiplier": 0.0078125, "mlp_bias": True, "rope_scaling": {"rope_type": "linear", "factor": 2.0}},
     "deepseek_v2": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "qk_rope_head_dim": 16,
-                    "qk_nope_head_dim": 32, "head_dim": 999, "rope_scaling": {"type": "yarn", "factor": 40.0}},
+                    "qk_nope_head_dim": 32, "head_dim": 999, "rope_scaling": {"type": "yarn", "factor": 40.0},
+                    "num_key_value_heads": 2, "q_lora_rank": None, "kv_lora_rank": 24, "v_head_dim": 8, "n_routed_experts": 6,
+                    "n_shared_experts": None, "num_experts_per_tok": 3, "n_group": 2, "topk_group": 1,
+                    "topk_method": "group_limited_greedy", "routed_scaling_factor": 2.5, "first_k_dense_replace": 1},
+    "deepseek_v3": {"hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": None,
+                    "qk_rope_head_dim": 8, "qk_nope_head_dim": 16, "v_head_dim": 16, "kv_lora_rank": 24, "q_lora_rank": 12,
+                    "n_routed_experts": 8, "n_shared_experts": 2, "num_experts_per_tok": 3, "n_group": 4, "topk_group": 2,
+                    "routed_scaling_factor": 1.5, "first_k_dense_replace": 2, "rope_scaling": {"type": "yarn", "factor": 4.0}},
     "gpt_oss": {"hidden_size": 64, "num_hidden_layers": 5, "num_attention_heads": 4, "num_key_value_heads": 2,
                 "head_dim": None, "sliding_window": 8, "eos_token_id": 4},
 }
@@ -68,7 +75,6 @@ COMPUTED_BY_CONFIG = {
     "qwen3_moe": ("sliding_window",),
     "phi3": ("num_key_value_heads",),
     "olmo2": ("num_key_value_heads",),
-    "deepseek_v2": ("head_dim",),
     "gpt_oss": ("head_dim", "layer_types", "sliding_window", "attention_bias"),
 }
 

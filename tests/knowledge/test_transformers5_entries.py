@@ -52,7 +52,7 @@ def observed(config: dict, tmp_path) -> dict:
     model = AutoModelForCausalLM.from_config(cfg)
     layers = model.model.layers
     attention = layers[0].self_attn
-    q = getattr(attention, "q_proj", None) or attention.qkv_proj
+    q = getattr(attention, "q_proj", None) or getattr(attention, "q_a_proj", None) or attention.qkv_proj
     bias_qkv, bias_o = q.bias is not None, attention.o_proj.bias is not None
     mlp = layers[0].mlp
     act = getattr(mlp, "act_fn", None) or getattr(mlp, "activation_fn", None)
@@ -71,7 +71,7 @@ def observed(config: dict, tmp_path) -> dict:
     out = {
         "rope_theta": full["rope_theta"],
         "rope_scaling": None if full.get("rope_type", "default") == "default" else {k: v for k, v in full.items() if k != "type"},
-        "head_dim": attention.head_dim,
+        "head_dim": getattr(attention, "head_dim", None),
         "num_key_value_heads": cfg.num_key_value_heads,
         "tie_word_embeddings": model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr(),
         "hidden_act": ACTIVATIONS[type(act).__name__],
@@ -83,6 +83,10 @@ def observed(config: dict, tmp_path) -> dict:
         "layer_types": ["sliding_attention" if w is not None else "full_attention" for w in windows],
         "query_pre_attn_scalar": attention.scaling ** -2,
     }
+    if hasattr(attention, "kv_b_proj"):  # multi-head latent attention: the head sizes off the projections
+        out.update(mla_observed(attention))
+        del out["head_dim"]
+        out.update(moe_observed(cfg, layers))
     if "sliding_attention" in params:
         out["rope_local_base_freq"] = params["sliding_attention"]["rope_theta"]
     if "partial_rotary_factor" in full:
@@ -95,6 +99,43 @@ def observed(config: dict, tmp_path) -> dict:
         out["embedding_multiplier"] = model.model.embedding_multiplier
         out["residual_multiplier"] = layers[0].residual_multiplier
         out["logits_scaling"] = cfg.logits_scaling
+    return out
+
+
+def mla_observed(attention) -> dict:
+    """DeepSeek's MLA: every size read off a projection's shape."""
+    heads = attention.o_proj.in_features // attention.v_head_dim
+    q_out = (getattr(attention, "q_b_proj", None) or attention.q_proj).out_features
+    rope = attention.kv_a_proj_with_mqa.out_features - attention.kv_a_layernorm.weight.shape[0]
+    kv_b = attention.kv_b_proj.out_features // heads  # qk_nope + v per head
+    return {
+        "qk_head_dim": q_out // heads,
+        "qk_rope_head_dim": rope,
+        "v_head_dim": attention.o_proj.in_features // heads,
+        "kv_lora_rank": attention.kv_b_proj.in_features,
+        "q_lora_rank": attention.q_b_proj.in_features if getattr(attention, "q_b_proj", None) is not None else None,
+        "num_key_value_heads": attention.kv_b_proj.out_features // kv_b,
+    }
+
+
+def moe_observed(cfg, layers) -> dict:
+    """Which layers hold experts, and how the first of them routes (off its router and expert modules)."""
+    kinds = ["moe" if hasattr(layer.mlp, "experts") else "dense" for layer in layers]
+    out: dict = {"mlp_layers": kinds}
+    if "moe" in kinds:
+        mlp = layers[kinds.index("moe")].mlp
+        gate = mlp.gate
+        shared = getattr(mlp, "shared_experts", None)
+        out.update({
+            "n_routed_experts": mlp.experts.num_experts,
+            "n_shared_experts": shared.down_proj.in_features // cfg.moe_intermediate_size if shared is not None else None,
+            "num_experts_per_tok": gate.top_k,
+            # DeepSeek-V3's router has no method: sigmoid scores with a correction bias ("noaux_tc")
+            "topk_method": "noaux_tc" if hasattr(gate, "e_score_correction_bias") else gate.topk_method,
+            "n_group": getattr(gate, "num_group", getattr(gate, "n_group", None)),
+            "topk_group": gate.topk_group,
+            "routed_scaling_factor": gate.routed_scaling_factor,
+        })
     return out
 
 
@@ -135,5 +176,5 @@ def test_the_readme_tables_transformers5_layout_is_what_transformers5_writes(fam
     ours, real = tf5_layout(FAMILY_BASES[family]), resaved(FAMILY_BASES[family])
     for key in ("rope_theta", "rope_local_base_freq", "rope_scaling"):
         assert (key in ours) == (key in real), key
-    assert ours["rope_parameters"] == {k: v for k, v in real["rope_parameters"].items() if k != "type"}
+    assert ours["rope_parameters"] == real["rope_parameters"]
     assert ours.get("sliding_window") == real.get("sliding_window")

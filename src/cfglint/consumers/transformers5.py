@@ -110,7 +110,7 @@ _STRICT = {
     "list": lambda v: isinstance(v, list),
     "ids": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in v)),
 }
-_VALIDATES_HEADS = {"gemma2", "gemma3_text"}  # validate_architecture: hidden % heads, even with head_dim given
+_VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
 
 
 def family_refusal(data: dict, entry) -> tuple[str, str] | None:

@@ -54,6 +54,32 @@ def _qwen2_moe_layers(n: Any, below: Any) -> list[str] | None:
     return ["sliding_attention" if (i + 1) % 2 and i < below else "full_attention" for i in range(n)]
 
 
+def _moe_layers(n: Any, experts: Any, first_dense: Any, every: Any) -> list[str] | None:
+    """DeepSeek's MLP per layer: none with no experts; else the first `first_dense` layers dense, then every
+    `every`-th layer experts (`every` None: every layer)."""
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (n, first_dense)) or not 0 <= n <= 4096:
+        return None
+    if not experts:
+        return ["dense"] * n
+    if every is not None and (not isinstance(every, int) or isinstance(every, bool) or every <= 0):
+        return None
+    return ["moe" if i >= first_dense and (every is None or i % every == 0) else "dense" for i in range(n)]
+
+
+def _mla_scalar(qk_head_dim: Any, factor: Any, mscale_all_dim: Any) -> float | None:
+    """The attention scale of DeepSeek's MLA as a query_pre_attn_scalar S (scores times S**-0.5): qk_head_dim**-0.5,
+    times yarn_get_mscale(factor, mscale_all_dim)**2 when mscale_all_dim is set, with yarn_get_mscale(s, m) =
+    0.1 * m * ln(s) + 1 (1 for s <= 1)."""
+    if not _number(qk_head_dim) or qk_head_dim <= 0:
+        return None
+    if not mscale_all_dim:
+        return qk_head_dim
+    if not (_number(factor) and _number(mscale_all_dim)):
+        return None
+    mscale = 1.0 if factor <= 1 else 0.1 * mscale_all_dim * math.log(factor) + 1.0
+    return qk_head_dim / mscale**4 if mscale else None
+
+
 def _get(obj: Any, key: str) -> Any:
     return obj.get(key) if isinstance(obj, dict) else None
 
@@ -64,6 +90,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "pattern": _pattern,
     "qwen2_moe_layers": _qwen2_moe_layers,
     "get": _get,
+    "moe_layers": _moe_layers,
+    "mla_scalar": _mla_scalar,
     "float": lambda x: _float(x),
     # int() of an infinity or NaN raises: like any value of the wrong kind, it gives None.
     "int": lambda x: x if type(x) is int else int(x) if isinstance(x, float) and math.isfinite(x) else None,

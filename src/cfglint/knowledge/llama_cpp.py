@@ -13,6 +13,9 @@ runtime always uses freq_base 10000 with no scaling: rope="converter-none".
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from cfglint.knowledge.transformers5 import MLA_SCALAR
 from cfglint.knowledge.entry import REQUIRED, Check, Entry, Field, Source
 
 RUNTIME = "llama-cpp"
@@ -407,7 +410,9 @@ ENTRIES = (
         runtime=RUNTIME, family="deepseek_v2", reader=READER,
         title="llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/deepseek.py DeepseekV2Model",
         source=Source("ggml-org/llama.cpp", "conversion/deepseek.py (+ src/llama-model.cpp)", REF),
-        fields={**_BASE_FIELDS, "rms_norm_eps": Field("any", 1e-6), "vocab_size": Field("any", REQUIRED),
+        # head_dim is not read (key_length and value_length come from the MLA sizes)
+        fields={**{k: v for k, v in _BASE_FIELDS.items() if k != "head_dim"}, "rms_norm_eps": Field("any", 1e-6),
+                "vocab_size": Field("any", REQUIRED),
                 "kv_lora_rank": Field("any", 512), "q_lora_rank": _ANY,
                 "qk_rope_head_dim": Field("any", REQUIRED), "qk_nope_head_dim": Field("any", REQUIRED),
                 "v_head_dim": Field("any", REQUIRED), "moe_intermediate_size": _ANY,
@@ -415,12 +420,16 @@ ENTRIES = (
                 "routed_scaling_factor": _ANY, "norm_topk_prob": _ANY, "num_experts_per_tok": _ANY,
                 "n_group": _ANY, "topk_group": _ANY, "scoring_func": _ANY},
         derive={
-            **_BASE_DERIVE,
-            "head_dim": "qk_nope_head_dim + qk_rope_head_dim",
+            **{k: v for k, v in _BASE_DERIVE.items() if k != "head_dim"},
+            "qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim",
             "num_key_value_heads": "num_attention_heads",
-            "query_pre_attn_scalar": "qk_nope_head_dim + qk_rope_head_dim",
+            # kq_scale = mscale**2 / sqrt(key_length), mscale = 1 + rope.scaling.yarn_log_multiplier (0.1 *
+            # mscale_all_dim) * ln(factor), from the same rope_parameters transformers 5 resolves
+            "query_pre_attn_scalar": MLA_SCALAR,
             "attention_bias": "False",
             "tie_word_embeddings": "tie_word_embeddings",
+            # leading_dense_block_count = first_k_dense_replace; every later layer is experts
+            "mlp_layers": "moe_layers(num_hidden_layers, n_routed_experts, first_k_dense_replace or 0, None)",
         },
         rope="converter",
         checks=_SPECIAL_CHECKS + (
@@ -457,4 +466,11 @@ ENTRIES = (
         notes="hidden_act is never read: the experts run LLM_FFN_SWIGLU_OAI_MOE (clamped x*sigmoid(1.702x) gate). "
               "layer_types is never read; the pattern is fixed at 2.",
     ),
+)
+
+# DeepseekV2Model converts DeepseekV3ForCausalLM too (the deepseek2 arch): the same reading, V3's sigmoid router
+# and e_score_correction_bias travelling as expert_gating_func and the exp_probs_b tensor.
+ENTRIES += tuple(
+    replace(e, family="deepseek_v3", title=e.title.replace("DeepseekV2Model", "DeepseekV2Model (DeepseekV3ForCausalLM)"))
+    for e in ENTRIES if e.family == "deepseek_v2"
 )

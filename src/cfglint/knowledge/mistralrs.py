@@ -16,6 +16,7 @@ mistral.rs has its own `layers::Activation` (layers.rs:3128-3150), not candle_nn
 
 from __future__ import annotations
 
+from cfglint.knowledge import candle
 from cfglint.knowledge.entry import Check, Entry, Source, fields
 
 _REPO = "EricLBuehler/mistral.rs"
@@ -259,3 +260,43 @@ ENTRIES = (
                "transformers' Qwen3MoeConfig has no max_window_layers, so its files lack that required key. " + _QWEN3_NOTE),
     ),
 )
+
+# DeepSeek-V2 and V3: candle's structs and MLA with a quantization_config (see candle.DEEPSEEK_V2_FIELDS).
+_DEEPSEEK_V2 = Entry(
+    "mistralrs", "deepseek_v2", "serde", "mistral.rs 0.9.5 models/deepseek2.rs", _source("deepseek2"),
+    # candle's DeepSeekV2Config with quantization_config between qk_nope_head_dim and n_group
+    {**{k: v for k, v in candle.DEEPSEEK_V2_FIELDS.items() if k not in ("n_group", "topk_group")},
+     **fields(quantization_config="option<json>", n_group="usize", topk_group="usize")},
+    derive=candle.DEEPSEEK_V2_DERIVE,
+    rope="deepseek-yarn",  # layers.rs DeepSeekV2RotaryEmbedding, as candle's
+    checks=candle.DEEPSEEK_V2_CHECKS + (
+        # Observed with the 0.9.5 CPU wheel (tests/conformance/test_families.py): the model builds, and
+        # its first forward fails whenever the value heads are narrower than the query/key heads, as in
+        # every published DeepSeek-V2 (192 vs 128); with v_head_dim equal to them it runs.
+        Check("qk_nope_head_dim + qk_rope_head_dim != v_head_dim",
+              "at the first forward: shape mismatch in matmul (attention output of num_attention_heads x"
+              " (qk_nope_head_dim + qk_rope_head_dim) into o_proj's num_attention_heads x v_head_dim)",
+              "/v_head_dim"),
+    ),
+    struct="DeepSeekV2Config",
+    notes=("n_group and topk_group are required usize (transformers' default is null); a MoE layer's "
+           "num_experts_per_tok.unwrap() panics without it. lm_head is the embedding iff tie_word_embeddings."),
+)
+_DEEPSEEK_V3 = Entry(
+    "mistralrs", "deepseek_v3", "serde", "mistral.rs 0.9.5 models/deepseek3.rs", _source("deepseek3"),
+    # DeepSeekV2Config's fields without norm_topk_prob; topk_method also takes noaux_tc, scoring_func sigmoid
+    {k: v for k, v in _DEEPSEEK_V2.fields.items() if k != "norm_topk_prob"},
+    derive=candle.DEEPSEEK_V2_DERIVE,
+    rope="deepseek-yarn",
+    # serde's variant errors come first: topk_method and scoring_func are parsed before rope_scaling
+    checks=(
+        Check("topk_method not in ['noaux_tc', 'greedy', 'group_limited_greedy']",
+              "unknown variant `{topk_method}`, expected one of `noaux_tc`, `greedy`, `group_limited_greedy`",
+              "/topk_method", kind="variant"),
+        Check("scoring_func not in ['softmax', 'sigmoid']",
+              "unknown variant `{scoring_func}`, expected `softmax` or `sigmoid`", "/scoring_func", kind="variant"),
+    ) + tuple(c for c in _DEEPSEEK_V2.checks if c.pointer not in ("/topk_method", "/scoring_func")),
+    struct="DeepSeekV3Config",
+    notes="MoeGate reads e_score_correction_bias with noaux_tc. " + _DEEPSEEK_V2.notes,
+)
+ENTRIES += (_DEEPSEEK_V2, _DEEPSEEK_V3)

@@ -46,6 +46,66 @@ _KV_DIV0 = Check(
     "/num_key_value_heads",
 )
 
+
+# DeepSeek-V2's ModelArgs (models/deepseek_v2.py), in declaration order.
+_DEEPSEEK_V2_FIELDS = {
+    "model_type": Field("any", "deepseek_v2"),
+    "vocab_size": Field("any", 102400),
+    "hidden_size": Field("any", 4096),
+    "intermediate_size": Field("any", 11008),
+    "moe_intermediate_size": Field("any", 1407),
+    "num_hidden_layers": Field("any", 30),
+    "num_attention_heads": Field("any", 32),
+    "num_key_value_heads": Field("any", 32),
+    "n_shared_experts": Field("any", None),
+    "n_routed_experts": Field("any", None),
+    "routed_scaling_factor": Field("any", 1.0),
+    "kv_lora_rank": Field("any", 512),
+    "q_lora_rank": Field("any", 1536),
+    "qk_rope_head_dim": Field("any", 64),
+    "v_head_dim": Field("any", 128),
+    "qk_nope_head_dim": Field("any", 128),
+    "topk_method": Field("any", "gready"),
+    "n_group": Field("any", None),
+    "topk_group": Field("any", None),
+    "num_experts_per_tok": Field("any", None),
+    "moe_layer_freq": Field("any", 1),
+    "first_k_dense_replace": Field("any", 0),
+    "max_position_embeddings": Field("any", 2048),
+    "rms_norm_eps": Field("any", 1e-6),
+    "rope_theta": Field("any", 10000.0),
+    "rope_scaling": Field("any", None),
+    "attention_bias": Field("any", False),
+}
+# DeepSeek-V3's (models/deepseek_v3.py): the same fields with scoring_func and norm_topk_prob after
+# topk_method, and other defaults for the routing.
+_V3_DEFAULTS = {"model_type": "deepseek_v3", "topk_method": "noaux_tc", "n_group": 1, "topk_group": 1, "num_experts_per_tok": 1}
+_DEEPSEEK_V3_FIELDS: dict[str, Field] = {}
+for _name, _field in _DEEPSEEK_V2_FIELDS.items():
+    _DEEPSEEK_V3_FIELDS[_name] = Field("any", _V3_DEFAULTS[_name]) if _name in _V3_DEFAULTS else _field
+    if _name == "topk_method":
+        _DEEPSEEK_V3_FIELDS.update(scoring_func=Field("any", "sigmoid"), norm_topk_prob=Field("any", True))
+
+# DeepSeek-V2 and V3 (models/deepseek_v2.py, deepseek_v3.py): what both derive from the keys they read.
+_DEEPSEEK_DERIVE = {
+    # queries/keys are qk_nope_head_dim + qk_rope_head_dim wide, RoPE turns qk_rope_head_dim, values v_head_dim
+    "qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim",
+    "num_key_value_heads": "num_attention_heads",  # MLA: kv_b_proj makes num_heads heads; the field is unused
+    "tie_word_embeddings": "False",  # lm_head always built
+    "hidden_act": "'silu'",
+    # bias=attention_bias on q_a_proj, kv_a_proj_with_mqa and o_proj; never on q_proj/q_b_proj/kv_b_proj
+    "attention_bias": "True if attention_bias else False",
+    "mlp_bias": "False",
+    "sliding_window": "None",
+    "layer_types": _ALL_FULL,
+    # scale = (qk_nope + qk_rope)**-0.5, times yarn_get_mscale(factor, mscale_all_dim)**2 when mscale_all_dim is set
+    "query_pre_attn_scalar": (
+        "mla_scalar(qk_nope_head_dim + qk_rope_head_dim, get(rope_scaling, 'factor'), get(rope_scaling, 'mscale_all_dim'))"
+    ),
+    # DeepseekV2DecoderLayer: experts when n_routed_experts is set, from first_k_dense_replace on, every moe_layer_freq-th
+    "mlp_layers": "moe_layers(num_hidden_layers, n_routed_experts is not None, first_k_dense_replace, moe_layer_freq)",
+}
+
 ENTRIES = (
     # ------------------------------------------------------------------ qwen2
     Entry(
@@ -622,74 +682,53 @@ ENTRIES = (
         title="mlx-lm 0.32.2 models/deepseek_v2.py",
         source=Source(_REPO, "mlx_lm/models/deepseek_v2.py", _REF),
         struct=_STRUCT,
-        fields={
-            "model_type": Field("any", "deepseek_v2"),
-            "vocab_size": Field("any", 102400),
-            "hidden_size": Field("any", 4096),
-            "intermediate_size": Field("any", 11008),
-            "moe_intermediate_size": Field("any", 1407),
-            "num_hidden_layers": Field("any", 30),
-            "num_attention_heads": Field("any", 32),
-            "num_key_value_heads": Field("any", 32),
-            "n_shared_experts": Field("any", None),
-            "n_routed_experts": Field("any", None),
-            "routed_scaling_factor": Field("any", 1.0),
-            "kv_lora_rank": Field("any", 512),
-            "q_lora_rank": Field("any", 1536),
-            "qk_rope_head_dim": Field("any", 64),
-            "v_head_dim": Field("any", 128),
-            "qk_nope_head_dim": Field("any", 128),
-            "topk_method": Field("any", "gready"),
-            "n_group": Field("any", None),
-            "topk_group": Field("any", None),
-            "num_experts_per_tok": Field("any", None),
-            "moe_layer_freq": Field("any", 1),
-            "first_k_dense_replace": Field("any", 0),
-            "max_position_embeddings": Field("any", 2048),
-            "rms_norm_eps": Field("any", 1e-6),
-            "rope_theta": Field("any", 10000.0),
-            "rope_scaling": Field("any", None),
-            "attention_bias": Field("any", False),
-        },
-        derive={
-            # transformers' head_dim for DeepSeek-V2 is the rotary part; mlx-lm rotates qk_rope_head_dim dims,
-            # queries/keys are qk_nope_head_dim + qk_rope_head_dim wide, values v_head_dim.
-            "head_dim": "qk_rope_head_dim",
-            "num_key_value_heads": "num_attention_heads",  # MLA: kv_b_proj makes num_heads heads; the field is unused
-            "tie_word_embeddings": "False",  # lm_head always built
-            "hidden_act": "'silu'",
-            # bias=attention_bias on q_a_proj, kv_a_proj_with_mqa and o_proj; never on q_proj/q_b_proj/kv_b_proj
-            "attention_bias": "True if attention_bias else False",
-            "mlp_bias": "False",
-            "sliding_window": "None",
-            "layer_types": _ALL_FULL,
-            # scale = (qk_nope + qk_rope)**-0.5, times yarn_get_mscale(factor, mscale_all_dim)**2 when
-            # mscale_all_dim is set and factor > 1 (a logarithm: not expressible, so None then).
-            "query_pre_attn_scalar": (
-                "qk_nope_head_dim + qk_rope_head_dim if not get(rope_scaling, 'mscale_all_dim') "
-                "or get(rope_scaling, 'factor') <= 1 else None"
-            ),
-        },
+        fields=_DEEPSEEK_V2_FIELDS,
+        derive=_DEEPSEEK_DERIVE,
         # Always DeepseekV2YarnRotaryEmbedding(qk_rope_head_dim, base=rope_theta, scaling_factor=
         # rope_scaling["factor"], original_max_position_embeddings/beta_fast/beta_slow/mscale/mscale_all_dim from
         # rope_scaling when present (defaults 4096/32/1/1/0)); rope_scaling's type is never looked at.
-        rope="TODO:deepseek-v2-always-yarn",
+        rope="deepseek-always-yarn",
         checks=(
             Check(
                 "rope_scaling is None and num_hidden_layers > 0",
                 "AttributeError: 'NoneType' object has no attribute 'get'",
                 "/rope_scaling",
+                kind="missing",
             ),
             Check(
                 "rope_scaling is not None and 'factor' not in rope_scaling and num_hidden_layers > 0",
                 "KeyError: 'factor'",
                 "/rope_scaling/factor",
+                kind="missing",
             ),
         ),
         notes=(
             "rope_scaling is effectively required and always taken as YaRN (traditional, interleaved rotation); "
             "rope_parameters is not read, so a transformers-5 file fails; always untied."
         ),
+    ),
+    # ------------------------------------------------------------------ deepseek_v3
+    Entry(
+        runtime="mlx-lm",
+        family="deepseek_v3",
+        reader="dataclass",
+        title="mlx-lm 0.32.2 models/deepseek_v3.py",
+        source=Source(_REPO, "mlx_lm/models/deepseek_v3.py", _REF),
+        struct=_STRUCT,
+        fields=_DEEPSEEK_V3_FIELDS,
+        derive=_DEEPSEEK_DERIVE,  # as deepseek_v2.py: the same attention, scale and MoE layer choice
+        rope="scaling",  # initialize_rope(qk_rope_head_dim, rope_theta, traditional=True, max_position_embeddings, rope_scaling)
+        checks=(
+            # MoEGate.__init__, for the first layer with experts
+            Check(
+                "topk_method != 'noaux_tc' and n_routed_experts is not None and 'moe' in moe_layers("
+                "num_hidden_layers, n_routed_experts is not None, first_k_dense_replace, moe_layer_freq)",
+                "AssertionError: Unsupported topk method.",
+                "/topk_method",
+            ),
+        ),
+        notes="sigmoid-scored experts with e_score_correction_bias, group-limited; rope_parameters is not read "
+              "(theta 10000, unscaled, from a transformers-5 file); always untied.",
     ),
     # ------------------------------------------------------------------ gpt_oss
     Entry(

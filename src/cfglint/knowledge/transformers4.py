@@ -231,14 +231,44 @@ ENTRIES = (
                num_key_value_heads=("any", None), hidden_act=("any", "silu"), max_position_embeddings=("any", 2048),
                rms_norm_eps=("any", 1e-6), eos_token_id=("any", 2), tie_word_embeddings=("any", False),
                rope_theta=("any", 10000.0), rope_scaling=("any", None), attention_bias=("any", False),
-               mlp_bias=("any", False), qk_nope_head_dim=("any", 128), qk_rope_head_dim=("any", 64)),
-        # __init__: self.head_dim = qk_rope_head_dim (after super().__init__, so a file's head_dim is overwritten).
-        derive={"head_dim": "qk_rope_head_dim", "query_pre_attn_scalar": "qk_nope_head_dim + qk_rope_head_dim",
+               mlp_bias=("any", False), first_k_dense_replace=("any", 0), kv_lora_rank=("any", 512),
+               q_lora_rank=("any", 1536), n_group=("any", None), n_routed_experts=("any", 64), n_shared_experts=("any", 2),
+               qk_nope_head_dim=("any", 128), qk_rope_head_dim=("any", 64), routed_scaling_factor=("any", 1.0),
+               topk_group=("any", None), topk_method=("any", "greedy"), v_head_dim=("any", 128),
+               num_experts_per_tok=("any", None)),
+        # __init__ sets config.head_dim = qk_rope_head_dim (the RoPE width); the attention builds q/k heads of
+        # qk_nope + qk_rope and scales by qk_head_dim**-0.5 alone: YaRN's mscale is not applied to the scores.
+        derive={"qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim", "num_key_value_heads": "num_attention_heads",
+                "query_pre_attn_scalar": "qk_nope_head_dim + qk_rope_head_dim",
+                "mlp_layers": "moe_layers(num_hidden_layers, n_routed_experts, first_k_dense_replace, None)",
                 "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")', **_NO_SOFTCAP},
         rope="scaling",
-        notes="MLA: config.head_dim (= qk_rope_head_dim) is the RoPE width; q/k heads are qk_nope+qk_rope wide, v heads "
-              "v_head_dim. attention_bias is on q_a_proj, kv_a_proj_with_mqa and o_proj only. YaRN mscale enters only "
-              "through the cos/sin attention_factor, never the softmax scale.",
+        notes="MLA: q/k heads are qk_nope+qk_rope wide, v heads v_head_dim, RoPE over qk_rope_head_dim. attention_bias "
+              "is on q_a_proj, kv_a_proj_with_mqa and o_proj only. YaRN mscale enters only through the cos/sin "
+              "attention_factor, never the softmax scale.",
+    ),
+    Entry(
+        "transformers-4", "deepseek_v3", "kwargs", "transformers 4.57.6 DeepseekV3Config + modeling_deepseek_v3.py",
+        _source("deepseek_v3"),
+        fields(hidden_size=("any", 7168), num_hidden_layers=("any", 61), num_attention_heads=("any", 128),
+               num_key_value_heads=("any", 128), n_shared_experts=("any", 1), n_routed_experts=("any", 256),
+               routed_scaling_factor=("any", 2.5), kv_lora_rank=("any", 512), q_lora_rank=("any", 1536),
+               qk_rope_head_dim=("any", 64), v_head_dim=("any", 128), qk_nope_head_dim=("any", 128), n_group=("any", 8),
+               topk_group=("any", 4), num_experts_per_tok=("any", 8), first_k_dense_replace=("any", 3),
+               hidden_act=("any", "silu"), max_position_embeddings=("any", 4096), rms_norm_eps=("any", 1e-6),
+               eos_token_id=("any", 1), tie_word_embeddings=("any", False), rope_theta=("any", 10000.0),
+               rope_scaling=("any", None), attention_bias=("any", False)),
+        # DeepseekV3Attention: qk_head_dim**-0.5, times yarn_get_mscale(factor, mscale_all_dim)**2 whenever
+        # rope_scaling is set (unlike 4.57's DeepSeek-V2); the router is sigmoid + e_score_correction_bias.
+        derive={"qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim", "num_key_value_heads": "num_attention_heads",
+                "query_pre_attn_scalar": "mla_scalar(qk_nope_head_dim + qk_rope_head_dim, get(rope_scaling, 'factor'),"
+                                         " get(rope_scaling, 'mscale_all_dim'))",
+                "topk_method": "'noaux_tc'", "mlp_bias": "False",
+                "mlp_layers": "moe_layers(num_hidden_layers, n_routed_experts, first_k_dense_replace, None)",
+                "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")', **_NO_SOFTCAP},
+        rope="scaling",
+        notes="MLA as DeepSeek-V2's; config.head_dim is qk_rope_head_dim. attention_bias is on q_a_proj, "
+              "kv_a_proj_with_mqa and o_proj only.",
     ),
     Entry(
         "transformers-4", "gpt_oss", "kwargs", "transformers 4.57.6 GptOssConfig + modeling_gpt_oss.py", _source("gpt_oss"),

@@ -184,6 +184,63 @@ ENTRIES += (
     ),
 )
 
+# DeepSeek's multi-head latent attention (MLA) and experts. head_dim is not reported: DeepseekV2Config sets it to
+# qk_rope_head_dim (the RoPE width) while the heads are qk_nope_head_dim + qk_rope_head_dim wide, so the MLA
+# keys (cfglint.reading.MLA_KEYS) say what each runtime builds. Every head has its own keys and values.
+# yarn_apply_mscale: qk_head_dim**-0.5 * yarn_get_mscale(factor, mscale_all_dim)**2 unless the RoPE type is default
+MLA_SCALAR = (
+    "mla_scalar(qk_nope_head_dim + qk_rope_head_dim, get(rope_scaling or rope_parameters, 'factor'),"
+    " get(rope_scaling or rope_parameters, 'mscale_all_dim')"
+    " if (get(rope_scaling or rope_parameters, 'rope_type') or get(rope_scaling or rope_parameters, 'type') or 'default')"
+    " != 'default' else 0)"
+)
+_MLA = {
+    "qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim",
+    "num_key_value_heads": "num_attention_heads",
+    "sliding_window": "None",
+    "layer_types": 'layers(num_hidden_layers, "full_attention")',
+    "query_pre_attn_scalar": MLA_SCALAR,
+    # DeepseekV2DecoderLayer: experts in every layer from first_k_dense_replace on (moe_layer_freq is not read)
+    "mlp_layers": "moe_layers(num_hidden_layers, n_routed_experts, first_k_dense_replace, None)",
+}
+_DEEPSEEK_FIELDS = dict(
+    vocab_size=("int", 102400), hidden_size=("int", 4096), intermediate_size=("int", 11008), num_hidden_layers=("int", 32),
+    num_attention_heads=("int", 32), num_key_value_heads=("int?", None), hidden_act=("str", "silu"), max_position_embeddings=("int", 2048),
+    rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", 2), attention_bias=("bool", False),
+    mlp_bias=("bool", False), first_k_dense_replace=("int", 0), kv_lora_rank=("int", 512), q_lora_rank=("int?", 1536),
+    n_group=("int?", None), n_routed_experts=("int", 64), n_shared_experts=("int", 2), qk_nope_head_dim=("int", 128),
+    qk_rope_head_dim=("int", 64), routed_scaling_factor=("float", 1.0), topk_group=("int?", None), topk_method=("str?", "greedy"),
+    v_head_dim=("int", 128), num_experts_per_tok=("int?", None), moe_intermediate_size=("int", 1407),
+)
+ENTRIES += (
+    Entry(
+        "transformers-5", "deepseek_v2", "transformers-5", "transformers 5 DeepseekV2Config", _source("deepseek_v2"),
+        fields(**_DEEPSEEK_FIELDS),
+        derive=_MLA,
+        rope="transformers-5",
+        notes="RoPE (interleaved pairs, as complex numbers) turns the last qk_rope_head_dim of each query and key; "
+              "attention_bias is on q_a_proj, kv_a_proj_with_mqa and o_proj; routed experts are softmax-scored.",
+    ),
+    Entry(
+        "transformers-5", "deepseek_v3", "transformers-5", "transformers 5 DeepseekV3Config", _source("deepseek_v3"),
+        fields(vocab_size=("int", 129280), hidden_size=("int", 7168), intermediate_size=("int", 18432),
+               moe_intermediate_size=("int", 2048), num_hidden_layers=("int", 61), num_attention_heads=("int", 128),
+               num_key_value_heads=("int?", 128), n_shared_experts=("int", 1), n_routed_experts=("int", 256),
+               routed_scaling_factor=("float", 2.5), kv_lora_rank=("int", 512), q_lora_rank=("int?", 1536),
+               qk_rope_head_dim=("int", 64), v_head_dim=("int?", 128), qk_nope_head_dim=("int", 128), n_group=("int?", 8),
+               topk_group=("int?", 4), num_experts_per_tok=("int?", 8), first_k_dense_replace=("int?", 3),
+               norm_topk_prob=("bool?", True), hidden_act=("str", "silu"), max_position_embeddings=("int", 4096),
+               rms_norm_eps=("float", 1e-6), eos_token_id=("ids", 1), tie_word_embeddings=("bool", False),
+               rope_interleave=("bool?", True), attention_bias=("bool", False)),
+        # DeepseekV3TopkRouter: sigmoid scores plus e_score_correction_bias, group-limited (DeepSeek's
+        # "noaux_tc"), whatever topk_method and scoring_func say; the MLPs have no bias.
+        derive={**_MLA, "topk_method": "'noaux_tc'", "mlp_bias": "False"},
+        rope="transformers-5",
+        notes="rope_interleave (default true): the checkpoint's RoPE dimensions are interleaved and de-interleaved "
+              "before rotation; the router holds e_score_correction_bias.",
+    ),
+)
+
 FAMILIES = {entry.family: entry for entry in ENTRIES}
 
 # Multimodal files whose text model is one of the families: model_type -> (its family, where its config is).

@@ -371,3 +371,46 @@ READINGS: dict[str, Callable[..., Any]] = {
     "phi3-su-scaled": _phi3_mlx_lm,
     "phi3-longrope-by-position": _phi3_candle,
 }
+
+
+# ------------------------------------------------------------------ DeepSeek's YaRN
+def _mscale(scale: Any, m: Any) -> float:
+    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+
+def _deepseek_yarn(given: dict, factor: Any, original: Any) -> dict:
+    """DeepSeek's own YaRN (DeepseekV2YarnRotaryEmbedding, ported by candle and mlx-lm) as a transformers yarn
+    dict: the same frequencies for the same factor, original context and betas; its cos/sin factor is always
+    mscale(factor, mscale) / mscale(factor, mscale_all_dim), given as attention_factor where transformers'
+    rule (that ratio only when both are set, else mscale(factor, 1)) gives another."""
+    out = {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": original}
+    out.update({k: given[k] for k in ("beta_fast", "beta_slow", "mscale", "mscale_all_dim") if k in given})
+    m, m_all = given.get("mscale", 1), given.get("mscale_all_dim", 0)
+    ours = _mscale(factor, m) / _mscale(factor, m_all)
+    theirs = _mscale(factor, m) / _mscale(factor, m_all) if given.get("mscale") and given.get("mscale_all_dim") else _mscale(factor, 1)
+    if not same("attention_factor", ours, theirs):
+        out["attention_factor"] = ours
+    return out
+
+
+def _deepseek_always_yarn(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Values:
+    """mlx-lm deepseek_v2.py: DeepseekV2YarnRotaryEmbedding whatever rope_scaling's type, with factor =
+    rope_scaling["factor"] and the other parameters from rope_scaling when there (defaults 4096, 32, 1, 1, 0);
+    the entry's checks refuse a missing rope_scaling or factor."""
+    scaling = env.get("rope_scaling")
+    given = scaling if isinstance(scaling, dict) else {}
+    built = _deepseek_yarn(given, given.get("factor"), given.get("original_max_position_embeddings", 4096))
+    return {"rope_theta": _theta(env, present), "rope_scaling": (built, "/rope_scaling")}
+
+
+def _deepseek_candle(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Values:
+    """candle deepseek2.rs DeepSeekV2RotaryEmbedding::new: the untagged Yarn variant (all seven keys, whatever
+    the type names) runs DeepSeek's YaRN, no rope_scaling plain RoPE; the entry's checks refuse the rest."""
+    scaling = env.get("rope_scaling")
+    if not isinstance(scaling, dict):
+        return {"rope_theta": _theta(env, present), "rope_scaling": (None, DEFAULT)}
+    built = _deepseek_yarn(scaling, scaling.get("factor"), scaling.get("original_max_position_embeddings"))
+    return {"rope_theta": _theta(env, present), "rope_scaling": (built, "/rope_scaling")}
+
+
+READINGS.update({"deepseek-always-yarn": _deepseek_always_yarn, "deepseek-yarn": _deepseek_candle})

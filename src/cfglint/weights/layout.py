@@ -49,6 +49,25 @@ class MoeShape:
 
 
 @dataclass(frozen=True)
+class MlaShape:
+    """Multi-head latent attention's sizes, as one reader ends up with them (cfglint.reading.MLA_KEYS)."""
+
+    qk_head: int
+    rope: int
+    v_head: int
+    kv_lora: int
+    q_lora: int | None  # None: queries straight from the hidden state (q_proj)
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> MlaShape | None:
+        numbers = [values.get(k) for k in ("qk_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank")]
+        q_lora = values.get("q_lora_rank")
+        if not all(type(v) is int and v >= 0 for v in numbers) or not (q_lora is None or (type(q_lora) is int and q_lora >= 0)):
+            return None
+        return cls(*numbers, q_lora)
+
+
+@dataclass(frozen=True)
 class Shape:
     """The numbers a layout needs, as one reader ends up with them."""
 
@@ -62,6 +81,7 @@ class Shape:
     head_dim_key: str  # "head_dim" when the reader takes it from the file, else "num_attention_heads"
     kv_given: bool  # False when num_key_value_heads is the head count by default
     moe: MoeShape | None = None  # a mixture of experts' numbers
+    mla: MlaShape | None = None  # latent attention's sizes (DeepSeek); head_dim is then the q/k head size
 
     @classmethod
     def of(cls, dims: dict[str, Any], values: dict[str, Any], head_dim_given: bool, kv_given: bool) -> Shape | None:
@@ -75,9 +95,15 @@ class Shape:
             "head_dim": values.get("head_dim"),
             "vocab": dims.get("vocab_size"),
         }
+        mla = None
+        if "qk_head_dim" in values:  # a latent-attention reading reports its sizes instead of one head_dim
+            mla = MlaShape.of(values)
+            if mla is None:
+                return None
+            numbers["head_dim"] = mla.qk_head
         if not all(type(v) is int and v >= 0 for v in numbers.values()):
             return None
-        return cls(**numbers, head_dim_key="head_dim" if head_dim_given else "num_attention_heads", kv_given=kv_given)
+        return cls(**numbers, head_dim_key="head_dim" if head_dim_given else "num_attention_heads", kv_given=kv_given, mla=mla)
 
 
 def layer_of(name: str) -> int | None:
@@ -85,14 +111,17 @@ def layer_of(name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+PROJECTION_BIAS = ("_proj.bias", "_proj_with_mqa.bias")  # DeepSeek's kv_a_proj_with_mqa
+
+
 def is_bias(name: str) -> bool:
     m = LAYER.match(name)
-    return m is not None and m.group(2).endswith("_proj.bias")
+    return m is not None and m.group(2).endswith(PROJECTION_BIAS)
 
 
 def is_attention_bias(name: str) -> bool:
     m = LAYER.match(name)
-    return m is not None and m.group(2).startswith("self_attn.") and m.group(2).endswith("_proj.bias")
+    return m is not None and m.group(2).startswith("self_attn.") and m.group(2).endswith(PROJECTION_BIAS)
 
 
 def is_mlp_bias(name: str) -> bool:
@@ -115,9 +144,15 @@ class Experts:
     size: tuple[str, int]  # the key that sets an expert's intermediate size, and its default
     shared: tuple[str, int] | None = None  # the shared expert's size key and default
     stepped: bool = False  # decoder_sparse_step and mlp_only_layers leave some layers dense
+    # DeepSeek: the counts and which layers hold experts are the reading's own (n_routed_experts,
+    # n_shared_experts, mlp_layers); the shared experts are one MLP n_shared_experts experts wide.
+    by_reading: bool = False
+    router_bias: bool = False  # the router's e_score_correction_bias (DeepSeek-V3), one per expert
 
-    def shape(self, config: dict[str, Any], layers: int) -> MoeShape | None:
+    def shape(self, config: dict[str, Any], layers: int, values: dict[str, Any] | None = None) -> MoeShape | None:
         """None when a number is not a count (the config rules say so)."""
+        if self.by_reading:
+            return self._read(config, values or {})
         keys, default = self.count
         count_key = next((k for k in keys if config.get(k) is not None), keys[0])
         numbers = [config.get(count_key, default)] + [config.get(k, d) for k, d in (self.size, self.shared or ("", 0))]
@@ -131,6 +166,14 @@ class Experts:
             dense = {i for i in range(layers) if i in only or numbers[0] == 0 or (i + 1) % step}
         return MoeShape(count_key, numbers[0], numbers[1], numbers[2], frozenset(dense))
 
+    def _read(self, config: dict[str, Any], values: dict[str, Any]) -> MoeShape | None:
+        count, size, shared, kinds = (values.get("n_routed_experts"), config.get(self.size[0], self.size[1]),
+                                      values.get("n_shared_experts"), values.get("mlp_layers"))
+        if not isinstance(kinds, list) or not all(type(n) is int and n >= 0 for n in (size, *(x for x in (count, shared) if x is not None))):
+            return None
+        dense = frozenset(i for i, kind in enumerate(kinds) if kind != "moe")
+        return MoeShape(self.count[0][0], count or 0, size, size * shared if shared else 0, dense)
+
 
 @dataclass(frozen=True)
 class Layout:
@@ -140,6 +183,7 @@ class Layout:
     head_norms: str = ""  # "per-head": q_norm and k_norm of head_dim; "per-projection": of the q and k widths
     fused: bool = False  # one qkv_proj and one gate_up_proj instead of q/k/v and gate/up
     experts: Experts | None = None  # a mixture of experts instead of the MLP (in every layer, or the sparse ones)
+    latent: bool = False  # DeepSeek's multi-head latent attention instead of q/k/v projections
     source: str = ""
 
 
@@ -165,6 +209,14 @@ LAYOUTS: dict[str, Layout] = {
                         experts=Experts("mlp", MLP, (("num_local_experts", "num_experts"), 128), ("moe_intermediate_size", 768), stepped=True),
                         source=_T5.format("qwen3_moe")),
 }
+# DeepSeek-V2: latent attention; experts from first_k_dense_replace on, with shared experts beside them.
+LAYOUTS["deepseek_v2"] = Layout(latent=True, experts=Experts("mlp", MLP, (("n_routed_experts",), 64), ("moe_intermediate_size", 1407),
+                                                             shared=("n_shared_experts", 2), by_reading=True),
+                                source=_T5.format("deepseek_v2"))
+# DeepSeek-V3: the same, its router also holding e_score_correction_bias.
+LAYOUTS["deepseek_v3"] = Layout(latent=True, experts=Experts("mlp", MLP, (("n_routed_experts",), 256), ("moe_intermediate_size", 2048),
+                                                             shared=("n_shared_experts", 1), by_reading=True, router_bias=True),
+                                source=_T5.format("deepseek_v3"))
 LLAMA = LAYOUTS["llama"]
 
 
@@ -189,7 +241,10 @@ def expected(s: Shape, *, tie: bool, attention_bias: bool | str, mlp_bias: bool,
     kv_heads = f"num_key_value_heads {s.kv_heads}" if s.kv_given else f"num_key_value_heads not written, so {s.kv_heads} (the head count)"
     kv = Axis(s.kv_heads * s.head_dim, kv_key, f"{kv_heads} × head_dim {s.head_dim}")
 
-    if layout.fused:
+    if layout.latent and s.mla is not None:
+        rows, q = _latent(s, hidden)
+        mlp = {"gate_proj": (inter, hidden), "up_proj": (inter, hidden), "down_proj": (hidden, inter)}
+    elif layout.fused:
         qkv = Axis(q.size + 2 * kv.size, q_key, f"{q.why} + 2 × {kv.why}")
         rows = {"qkv_proj": qkv, "o_proj": hidden}
         gate_up = Axis(2 * s.intermediate, "intermediate_size", f"2 × intermediate_size {s.intermediate}")
@@ -198,6 +253,8 @@ def expected(s: Shape, *, tie: bool, attention_bias: bool | str, mlp_bias: bool,
         rows = {"q_proj": q, "k_proj": kv, "v_proj": kv, "o_proj": hidden}
         mlp = {"gate_proj": (inter, hidden), "up_proj": (inter, hidden), "down_proj": (hidden, inter)}
     with_bias = biased(attention_bias, layout.fused)
+    if layout.latent:  # attention_bias: the down-projections and o_proj
+        with_bias = ("q_a_proj", "kv_a_proj_with_mqa", "o_proj") if attention_bias is True else ()
     head_norms: dict[str, Axis] = {}
     if layout.head_norms == "per-head":
         per_head = Axis(s.head_dim, s.head_dim_key, f"head_dim {s.head_dim}")
@@ -211,10 +268,13 @@ def expected(s: Shape, *, tie: bool, attention_bias: bool | str, mlp_bias: bool,
     for i in range(s.layers):
         p = f"model.layers.{i}."
         for proj, rows_axis in rows.items():
-            cols = q if proj == "o_proj" else hidden
-            out.append(Expected(f"{p}self_attn.{proj}.weight", (rows_axis, cols), "layer"))
+            if isinstance(rows_axis, tuple):  # latent attention: (rows, columns), or a norm's one axis
+                axes = rows_axis
+            else:
+                axes = (rows_axis, q if proj == "o_proj" else hidden)
+            out.append(Expected(f"{p}self_attn.{proj}.weight", axes, "layer"))
             if proj in with_bias:
-                out.append(Expected(f"{p}self_attn.{proj}.bias", (rows_axis,), "bias"))
+                out.append(Expected(f"{p}self_attn.{proj}.bias", axes[:1], "bias"))
         for name, axis in head_norms.items():
             out.append(Expected(f"{p}self_attn.{name}.weight", (axis,), "layer"))
         if layout.experts is not None and s.moe is not None and i not in s.moe.dense:
@@ -229,6 +289,30 @@ def expected(s: Shape, *, tie: bool, attention_bias: bool | str, mlp_bias: bool,
     return {e.name: e for e in out}
 
 
+def _latent(s: Shape, hidden: Axis) -> tuple[dict[str, Any], Axis]:
+    """DeepSeek's MLA (modeling_deepseek_v2.py DeepseekV2Attention): queries from q_proj, or from q_a_proj ->
+    q_a_layernorm -> q_b_proj; keys and values from kv_a_proj_with_mqa (the latent plus the shared RoPE key)
+    -> kv_a_layernorm -> kv_b_proj; o_proj from the value heads. Returns the projections and o_proj's input."""
+    m = s.mla
+    assert m is not None
+    heads = f"num_attention_heads {s.heads}"
+    q = Axis(s.heads * m.qk_head, "qk_nope_head_dim", f"{heads} × (qk_nope_head_dim + qk_rope_head_dim) {m.qk_head}")
+    kv_lora = Axis(m.kv_lora, "kv_lora_rank", f"kv_lora_rank {m.kv_lora}")
+    rows: dict[str, Any] = {}
+    if m.q_lora is None:
+        rows["q_proj"] = (q, hidden)
+    else:
+        q_lora = Axis(m.q_lora, "q_lora_rank", f"q_lora_rank {m.q_lora}")
+        rows.update({"q_a_proj": (q_lora, hidden), "q_a_layernorm": (q_lora,), "q_b_proj": (q, q_lora)})
+    compressed = Axis(m.kv_lora + m.rope, "kv_lora_rank", f"kv_lora_rank {m.kv_lora} + qk_rope_head_dim {m.rope}")
+    kv = Axis(s.heads * (m.qk_head - m.rope + m.v_head), "v_head_dim",
+              f"{heads} × (qk_nope_head_dim {m.qk_head - m.rope} + v_head_dim {m.v_head})")
+    values = Axis(s.heads * m.v_head, "v_head_dim", f"{heads} × v_head_dim {m.v_head}")
+    rows.update({"kv_a_proj_with_mqa": (compressed, hidden), "kv_a_layernorm": (kv_lora,), "kv_b_proj": (kv, kv_lora),
+                 "o_proj": (hidden, values)})
+    return rows, values
+
+
 def _experts(prefix: str, experts: Experts, moe: MoeShape, hidden: Axis) -> list[Expected]:
     count_key, size_key = moe.count_key, experts.size[0]
     router = Axis(moe.experts, count_key, f"{count_key} {moe.experts}")
@@ -236,11 +320,19 @@ def _experts(prefix: str, experts: Experts, moe: MoeShape, hidden: Axis) -> list
     gate, up, down = experts.projections
     m = f"{prefix}{experts.module}."
     out = [Expected(f"{m}gate.weight", (router, hidden), "layer")]
+    if experts.router_bias:
+        out.append(Expected(f"{m}gate.e_score_correction_bias", (router,), "layer"))
     for e in range(moe.experts):
         for proj in (gate, up):
             out.append(Expected(f"{m}experts.{e}.{proj}.weight", (size, hidden), "layer"))
         out.append(Expected(f"{m}experts.{e}.{down}.weight", (hidden, size), "layer"))
-    if experts.shared is not None:
+    if experts.by_reading and moe.shared_size:
+        key = experts.shared[0] if experts.shared else ""
+        shared = Axis(moe.shared_size, key, f"moe_intermediate_size × {key} = {moe.shared_size}")
+        out += [Expected(f"{m}shared_experts.{gate}.weight", (shared, hidden), "layer"),
+                Expected(f"{m}shared_experts.{up}.weight", (shared, hidden), "layer"),
+                Expected(f"{m}shared_experts.{down}.weight", (hidden, shared), "layer")]
+    elif experts.shared is not None and not experts.by_reading:
         key = experts.shared[0]
         shared = Axis(moe.shared_size, key, f"{key} {moe.shared_size}")
         out += [Expected(f"{m}shared_expert.{gate}.weight", (shared, hidden), "layer"),

@@ -78,8 +78,9 @@ def shape_of(ctx: Context, values: dict, sources: dict) -> Shape | None:
     layout = modelled_layout(ctx)
     if shape is None or layout is None or layout.experts is None:
         return shape
-    # The experts' numbers as transformers 5 reads them, for every runtime: no reading reports its own.
-    moe = layout.experts.shape(ctx.config, shape.layers)
+    # The experts' numbers as transformers 5 reads them, for every runtime, unless the family's readings report
+    # their own (DeepSeek: experts, shared experts and which layers hold them).
+    moe = layout.experts.shape(ctx.config, shape.layers, values)
     return replace(shape, moe=moe) if moe is not None else None
 
 

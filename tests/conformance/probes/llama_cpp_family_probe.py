@@ -12,7 +12,8 @@ eps), plus what the GGUF carries for the family keys:
 - `attention_bias`: True (q/k/v/o bias tensors), "q/k/v" or False;
 - `rope_scaling` longrope: from the `rope_factors_long/short` tensors (Phi-3 writes no scaling type);
 - `rope_local_base_freq`: `rope.freq_base_swa`, only when written;
-- `partial_rotary_factor`: `rope.dimension_count` / head_dim;
+- `partial_rotary_factor`: `rope.dimension_count` / head_dim (not for latent attention);
+- latent attention (DeepSeek): the MLA sizes and the experts' counts, see _latent_values;
 - `sliding_window`: `attention.sliding_window` (0, the "no window" value, and no key are both None);
 - `layer_types`: only from a per-layer `attention.sliding_window_pattern` array;
 - `query_pre_attn_scalar`: `attention.scale ** -2`, only when `attention.scale` is written;
@@ -79,6 +80,7 @@ def main(argv: list[str]) -> int:
                 values = base_probe._values(reader, base_probe._config_json(Path(model_dir)))
                 values.pop("eos_token_id", None)  # vocabulary stubbed: not observed
                 values.update(_family_values(reader, values, base_probe._float32))
+
                 values["hparams_source"] = base_probe._hparams_source(log.getvalue())
                 result["values"] = values
             results[model_dir] = result
@@ -145,7 +147,7 @@ def _family_values(reader, values: dict, f32) -> dict:
     if key("rope.freq_base_swa") is not None:
         out["rope_local_base_freq"] = f32(key("rope.freq_base_swa"))
     dims = key("rope.dimension_count")
-    if dims is not None and values.get("head_dim"):
+    if dims is not None and values.get("head_dim") and key("attention.kv_lora_rank") is None:
         out["partial_rotary_factor"] = dims / values["head_dim"]
     window = key("attention.sliding_window")
     out["sliding_window"] = window or None
@@ -164,6 +166,8 @@ def _family_values(reader, values: dict, f32) -> dict:
         context = key("rope.scaling.original_context_length")
         if context is not None:
             out["rope_scaling"]["original_max_position_embeddings"] = context
+    if key("attention.kv_lora_rank") is not None:
+        out.update(_latent_values(key, values, dims))
     scale = key("attention.scale")
     if scale is not None:
         out["query_pre_attn_scalar"] = round(float(scale) ** -2, 3)
@@ -171,6 +175,30 @@ def _family_values(reader, values: dict, f32) -> dict:
         if key(name) is not None:
             out[name] = f32(key(name))
     return out
+
+
+def _latent_values(key, values: dict, dims) -> dict:
+    """DeepSeek's MLA and experts as the GGUF carries them. The attention is written in its MQA form
+    (head_count_kv 1, key_length kv_lora_rank + rope), which llama.cpp runs as per-head keys and values:
+    those MQA numbers are not the heads transformers builds, so head_dim and kv heads are not reported."""
+    for name in ("head_dim", "num_key_value_heads"):
+        values.pop(name, None)
+    dense = key("leading_dense_block_count") or 0
+    layers = key("block_count")
+    return {
+        "qk_head_dim": key("attention.key_length_mla"),
+        "v_head_dim": key("attention.value_length_mla"),
+        "qk_rope_head_dim": dims,
+        "kv_lora_rank": key("attention.kv_lora_rank"),
+        "q_lora_rank": key("attention.q_lora_rank"),  # not written without a query latent
+        "n_routed_experts": key("expert_count"),
+        "n_shared_experts": key("expert_shared_count"),
+        "num_experts_per_tok": key("expert_used_count"),
+        "n_group": key("expert_group_count"),
+        "topk_group": key("expert_group_used_count"),
+        "routed_scaling_factor": key("expert_weights_scale"),
+        "mlp_layers": ["dense" if i < dense else "moe" for i in range(layers)] if key("expert_count") else None,
+    }
 
 
 if __name__ == "__main__":

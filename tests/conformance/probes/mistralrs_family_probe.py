@@ -31,6 +31,7 @@ from probe_io import reserve_stdout_for_json
 _ARCHITECTURES = {
     "llama": "Llama", "mistral": "Mistral", "mixtral": "Mixtral", "qwen2": "Qwen2", "qwen3": "Qwen3",
     "qwen3_moe": "Qwen3Moe", "gemma": "Gemma", "gemma2": "Gemma2", "phi3": "Phi3", "deepseek_v2": "DeepseekV2",
+    "deepseek_v3": "DeepseekV3",
 }  # fmt: skip
 _VERBATIM_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
 _PROMPT = "abc def ghi"
@@ -78,7 +79,11 @@ def _probe(mistralrs, model_dir: Path, template: Path, scratch: Path, fingerprin
         return result
     # Outside the try: an exception here is a probe bug and must exit non-zero.
     result["values"]["max_position_embeddings"] = runner.max_sequence_length()
-    reference = _top_logprobs(mistralrs, runner)
+    try:
+        reference = _top_logprobs(mistralrs, runner)
+    except ValueError as exc:  # the model built, but its first forward fails: the runtime's own error
+        result["outcome"], result["message"] = "error", f"at the first forward: {str(exc).strip().splitlines()[0]}"
+        return result
     del runner
     gc.collect()
     if fingerprint and not _has_scaling(config):

@@ -167,7 +167,7 @@ def _describe(rope):
         return float(rope.base), scaling, int(rope.dims)
     if name == "DynamicNTKScalingRoPE":
         return float(rope.base), {"rope_type": "dynamic", "factor": float(rope.factor)}, int(rope.dims)
-    kinds = {"YarnRoPE": "yarn", "SuScaledRoPE": "longrope", "Llama3RoPE": "llama3"}
+    kinds = {"YarnRoPE": "yarn", "SuScaledRoPE": "longrope", "Llama3RoPE": "llama3", "DeepseekV2YarnRotaryEmbedding": "yarn"}
     dims = getattr(rope, "dims", getattr(rope, "dim", None))
     return None, {"rope_type": kinds.get(name, name)}, None if dims is None else int(dims)
 
