@@ -119,3 +119,16 @@ def test_fix_write_never_touches_a_gguf(model, capsys):
     capsys.readouterr()
     assert hashlib.sha256((model / "tiny.gguf").read_bytes()).hexdigest() == before
     assert "rope_theta" in json.loads((model / "config.json").read_text())  # config.json itself was fixed (R001)
+
+
+def test_view_shows_what_llama_cpp_runs(model, capsys):
+    assert main(["view", str(model / "tiny.gguf"), "--isolated", "--format", "json"]) == 0
+    [viewed] = json.loads(capsys.readouterr().out)
+    runs = viewed["gguf"]["runs"]
+    assert runs["rope_freq_base"] == {"value": 10000.0, "key": "llama.rope.freq_base", "origin": "default"}
+    assert runs["key_length"] == {"value": 16, "key": "llama.attention.key_length", "origin": "file"}
+    assert viewed["gguf"]["config"] == str(model / "config.json")
+    assert main(["view", str(model / "tiny.gguf"), "--isolated"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0] == f"{model / 'tiny.gguf'} (GGUF, architecture llama, source config {model / 'config.json'})"
+    assert "rope_freq_base         10000.0   llama.rope.freq_base (default)" in table
