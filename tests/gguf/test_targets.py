@@ -132,3 +132,17 @@ def test_view_shows_what_llama_cpp_runs(model, capsys):
     table = capsys.readouterr().out.splitlines()
     assert table[0] == f"{model / 'tiny.gguf'} (GGUF, architecture llama, source config {model / 'config.json'})"
     assert "rope_freq_base         10000.0   llama.rope.freq_base (default)" in table
+
+
+def test_a_later_shard_of_a_split_gguf_is_checked_for_its_header_only(tmp_path, capsys):
+    """gguf-split's second file holds tensors and split.* keys, not the model's metadata."""
+    import gguf
+    import numpy as np
+
+    from tests.gguf.files import write_gguf
+
+    T = gguf.GGUFValueType
+    write_gguf(tmp_path / "m-00002-of-00002.gguf", kv={"split.no": (1, T.UINT16), "split.count": (2, T.UINT16)},
+               tensors={"blk.1.attn_q.weight": np.zeros((64, 64), np.float32)})
+    (tmp_path / "config.json").write_text(json.dumps(TINY_CONFIG))
+    assert run(capsys, str(tmp_path / "m-00002-of-00002.gguf")) == (0, [])
