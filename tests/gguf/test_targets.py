@@ -146,3 +146,9 @@ def test_a_later_shard_of_a_split_gguf_is_checked_for_its_header_only(tmp_path, 
                tensors={"blk.1.attn_q.weight": np.zeros((64, 64), np.float32)})
     (tmp_path / "config.json").write_text(json.dumps(TINY_CONFIG))
     assert run(capsys, str(tmp_path / "m-00002-of-00002.gguf")) == (0, [])
+
+
+def test_a_gguf_beside_a_broken_config_is_checked_on_its_own(model, capsys):
+    (model / "config.json").write_text('{"model_type": "llama",}')
+    code, found = run(capsys, str(model))
+    assert code == 1 and [(f["code"], f["severity"], f["pointer"]) for f in found] == [("G002", "warning", "")]
