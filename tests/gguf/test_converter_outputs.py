@@ -7,7 +7,8 @@ and G011, special tokens, is left out for them). Reading the GGUF must report ex
 llama-cpp profile predicts from the config alone (its values, verified against the same converter by
 tests/conformance/test_families.py): where the profile agrees with transformers 5, no GGUF finding; where it
 does not (the converter writes no RoPE base for Gemma), the GGUF rule of that value. Llama checkpoints
-converted whole by the converter's command line, tokenizer included, check clean under every rule.
+converted whole by the converter's command line, tokenizer included, check clean under every rule. Every
+file's header reads the same with cfglint's parse as with gguf.GGUFReader.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ import pytest
 from cfglint import consumers, document
 from cfglint.cli import main
 from cfglint.engine import context_of
+from cfglint.gguf.header import read_header
 from cfglint.reading import same
 from tests.conformance.llama_cpp_converter import converter_python, ensure_converter
 from tests.conformance.test_families import CASES, write_family_checkpoint
 from tests.conformance.tiny_checkpoint import write_tiny_checkpoint
 from tests.conformance.venvs import run_probe
+from tests.gguf.reader_equivalence import header_view, reader_view
 
 LLAMA = {
     "model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
@@ -88,6 +91,7 @@ def test_family_conversion_checks_clean(case, family_ggufs, capsys):
     if converted is None or isinstance(converted, str):
         pytest.skip(f"not converted: {converted or 'transformers 5 cannot build the checkpoint'}")
     gguf, folder = converted
+    assert header_view(read_header(gguf)) == reader_view(gguf)
     found = g_findings(gguf, folder, capsys, "G011")
     assert {code for code, _ in found} == predicted_rules(folder), found
 
@@ -100,4 +104,5 @@ def test_llama_conversion_with_its_tokenizer_checks_clean(case, tmp_path, capsys
     proc = subprocess.run([str(converter_python("5.24.0")), str(ensure_converter()), str(folder), "--outfile", str(gguf), "--outtype", "f32"],
                           capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    assert header_view(read_header(gguf)) == reader_view(gguf)
     assert g_findings(gguf, folder, capsys) == []

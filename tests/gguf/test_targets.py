@@ -119,3 +119,36 @@ def test_fix_write_never_touches_a_gguf(model, capsys):
     capsys.readouterr()
     assert hashlib.sha256((model / "tiny.gguf").read_bytes()).hexdigest() == before
     assert "rope_theta" in json.loads((model / "config.json").read_text())  # config.json itself was fixed (R001)
+
+
+def test_view_shows_what_llama_cpp_runs(model, capsys):
+    assert main(["view", str(model / "tiny.gguf"), "--isolated", "--format", "json"]) == 0
+    [viewed] = json.loads(capsys.readouterr().out)
+    runs = viewed["gguf"]["runs"]
+    assert runs["rope_freq_base"] == {"value": 10000.0, "key": "llama.rope.freq_base", "origin": "default"}
+    assert runs["key_length"] == {"value": 16, "key": "llama.attention.key_length", "origin": "file"}
+    assert viewed["gguf"]["config"] == str(model / "config.json")
+    assert main(["view", str(model / "tiny.gguf"), "--isolated"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0] == f"{model / 'tiny.gguf'} (GGUF, architecture llama, source config {model / 'config.json'})"
+    assert "rope_freq_base         10000.0   llama.rope.freq_base (default)" in table
+
+
+def test_a_later_shard_of_a_split_gguf_is_checked_for_its_header_only(tmp_path, capsys):
+    """gguf-split's second file holds tensors and split.* keys, not the model's metadata."""
+    import gguf
+    import numpy as np
+
+    from tests.gguf.files import write_gguf
+
+    T = gguf.GGUFValueType
+    write_gguf(tmp_path / "m-00002-of-00002.gguf", kv={"split.no": (1, T.UINT16), "split.count": (2, T.UINT16)},
+               tensors={"blk.1.attn_q.weight": np.zeros((64, 64), np.float32)})
+    (tmp_path / "config.json").write_text(json.dumps(TINY_CONFIG))
+    assert run(capsys, str(tmp_path / "m-00002-of-00002.gguf")) == (0, [])
+
+
+def test_a_gguf_beside_a_broken_config_is_checked_on_its_own(model, capsys):
+    (model / "config.json").write_text('{"model_type": "llama",}')
+    code, found = run(capsys, str(model))
+    assert code == 1 and [(f["code"], f["severity"], f["pointer"]) for f in found] == [("G002", "warning", "")]

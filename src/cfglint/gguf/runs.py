@@ -32,10 +32,11 @@ ARCH_ATTENTION: dict[str, dict[str, Any]] = {
     "gemma3": {"sliding_window": 0, "attn_softcapping": None, "final_softcapping": 0.0},
     "olmo2": {"sliding_window": 0, "attn_softcapping": None, "final_softcapping": None},
 }
-# load_arch_tensors: `output.weight` is always the token embedding (gemma, gemma2: TENSOR_DUPLICATED), or
-# required (absent: llama.cpp refuses); elsewhere (llama, qwen2, qwen3, qwen3moe, gemma3, phi3, granite)
-# TENSOR_NOT_REQUIRED: absent, the token embedding is reused.
+# load_arch_tensors: `output.weight` is always the token embedding (gemma, gemma2: TENSOR_DUPLICATED),
+# optional (TENSOR_NOT_REQUIRED: absent, the token embedding is reused) or required (absent: llama.cpp
+# refuses). Other architectures are not modelled: no tied_output value.
 OUTPUT_TIED = frozenset({"gemma", "gemma2"})
+OUTPUT_OPTIONAL = frozenset({"llama", "qwen2", "qwen3", "qwen3moe", "gemma3", "phi3", "granite"})
 OUTPUT_REQUIRED = frozenset({"qwen2moe", "olmo2"})
 # llama-vocab.cpp: special token ids when the tokenizer.ggml.*_token_id key is absent, per tokenizer model.
 SPECIAL_DEFAULTS: dict[str, dict[str, int | None]] = {"llama": {"bos": 1, "eos": 2}, "gpt2": {"bos": 11, "eos": 11}, "t5": {"bos": None, "eos": 1}}
@@ -177,7 +178,7 @@ def _output(values: dict[str, Ran], arch: str, header: GgufHeader) -> None:
         values["tied_output"] = Ran(False, "output.weight", TENSOR)
     elif arch in OUTPUT_REQUIRED:
         values["tied_output"] = Ran(None, "output.weight", REFUSED)
-    else:
+    elif arch in OUTPUT_OPTIONAL:
         values["tied_output"] = Ran(True, "output.weight", DERIVED)
 
 

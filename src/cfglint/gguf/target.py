@@ -59,9 +59,15 @@ class GgufTarget:
         pointers = {k: generation.sources[k] for k in written}
         return Source(values, sources, intent.family, root, written, pointers)
 
+    @property
+    def later_shard(self) -> bool:
+        """The second or a later file of a split GGUF (`split.no` > 0): the first one carries the metadata."""
+        shard = self.header.metadata.get("split.no") if self.header is not None else None
+        return isinstance(shard, int) and not isinstance(shard, bool) and shard > 0
+
     @cached_property
     def differences(self):
-        if self.runs is None:
+        if self.runs is None or self.later_shard:
             return []
         from cfglint.gguf.compare import differences
 
