@@ -153,6 +153,7 @@ def test_outline_locates_every_pointer_as_the_full_spans_do():
         reference = parse(Path("config.json"), text.encode())
         pointers = list(reference.spans)
         pointers += [p + "/missing" for p in pointers] + [p + "/0" for p in pointers] + [p + "/7/x" for p in pointers]
+        pointers += [p + suffix for p in pointers[:30] for suffix in ("/01", "/-1", "/\u00b2", "/", "/~1")]
         for pointer in pointers:
             doc = parse(Path("config.json"), text.encode())  # fresh: the outline, not the full spans
             assert doc.locate(pointer) == _full_locate(reference, pointer), (text[:40], pointer)

@@ -258,7 +258,12 @@ def _scan_spans(text: str, start: int, flat_arrays: set[str] | None = None) -> d
         group = m.lastindex
         if group == 2 or group == 3:
             frame = stack[-1]
-            pointer = frame[0] + "/" + escape(_string(m.group(1)))
+            key = m.group(1)
+            if "\\" in key or "~" in key or "/" in key:
+                key = escape(_string(key))
+            else:  # most keys: the token without its quotes
+                key = key[1:-1]
+            pointer = frame[0] + "/" + key
             if group == 2:
                 spans[pointer] = span(Span, (m.start(1), m.start(2), m.end(2)))
                 if flat_arrays is not None and text[m.start(2)] == "[":

@@ -59,10 +59,14 @@ def _encode(value: Any, pad: str) -> str:
     if isinstance(value, (list, tuple)):
         if not value:
             return "[]"
-        return "[" + inner + ("," + inner).join([_encode(item, inner) for item in value]) + pad + "]"
+        items = [_quote(item) if type(item) is str else _encode(item, inner) for item in value]
+        return "[" + inner + ("," + inner).join(items) + pad + "]"
     if isinstance(value, dict):
         if not value:
             return "{}"
-        members = [_quote(_key(k)) + ": " + _encode(v, inner) for k, v in value.items()]
+        members = [  # most keys and values are plain strings: no call for them
+            _quote(k if type(k) is str else _key(k)) + ": " + (_quote(v) if type(v) is str else _encode(v, inner))
+            for k, v in value.items()
+        ]
         return "{" + inner + ("," + inner).join(members) + pad + "}"
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
