@@ -55,7 +55,7 @@ def test_llama3_layout_each_runtime_reads_its_own_file(tmp_path, capsys):
         "mlx-lm": [2, 3],  # generation_config.json's eos replaces config.json's
         "candle": [2],  # config.json only
         "mistralrs": [2, 3],
-        "llama-cpp": [3],  # GGUF eos from tokenizer_config.json's eos_token; <|eot_id|> is end-of-generation
+        "llama-cpp": [2, 3],  # GGUF eos from tokenizer_config.json's eos_token; </s> and <|eot_id|> end generation by their text
     }
 
 
@@ -105,10 +105,14 @@ def test_candle_qwen_example_bails_without_im_end(tmp_path, capsys):
 
 
 def test_llama_cpp_skips_a_list_in_config_json(tmp_path, capsys):
+    def gguf_eos(target: str) -> list[int]:
+        return [s["id"] for s in view(capsys, target)["runtimes"]["llama-cpp"]["from"] if s["origin"].startswith("GGUF eos")]
+
     target = model(tmp_path, dict(BASE, eos_token_id=[2, 3]), {"tokenizer.json": ADDED, "tokenizer_config.json": {}})
-    assert ids(view(capsys, target))["llama-cpp"] == [3]  # <|eot_id|> by its text; config.json's list gives no GGUF eos
-    single = model(tmp_path, dict(BASE, eos_token_id=2), {"tokenizer.json": ADDED, "tokenizer_config.json": {}}, "single")
-    assert ids(view(capsys, single))["llama-cpp"] == [2, 3]
+    assert gguf_eos(target) == []  # config.json's list gives no GGUF eos (</s> and <|eot_id|> still end generation by text)
+    assert ids(view(capsys, target))["llama-cpp"] == [2, 3]
+    single = model(tmp_path, dict(BASE, eos_token_id=1), {"tokenizer.json": ADDED, "tokenizer_config.json": {}}, "single")
+    assert gguf_eos(single) == [1] and ids(view(capsys, single))["llama-cpp"] == [1, 2, 3]
 
 
 def test_special_tokens_map_wins_for_transformers_but_not_for_mistralrs(tmp_path, capsys):
@@ -232,16 +236,6 @@ def test_the_readme_view_example_is_what_view_prints(capsys, monkeypatch):
     assert main(["view", "samples/stops-llama-3-8b-instruct"]) == 0
     out = capsys.readouterr().out
     assert out[out.index("stop tokens:"):] == block
-
-
-def test_a_gguf_reader_would_give_llama_cpp_its_ids(tmp_path, capsys, monkeypatch):
-    from cfglint.stops import files
-
-    target = model(tmp_path, dict(BASE, eos_token_id=2), chat())
-    monkeypatch.setattr(files, "gguf_special_ids", lambda directory: {"eos": 1})  # a GGUF that says <s>
-    runtimes = view(capsys, target)["runtimes"]
-    assert runtimes["llama-cpp"]["ids"] == [1, 3]  # its eos, and <|eot_id|> by its text
-    assert runtimes["llama-cpp"]["from"][0]["origin"] == "GGUF eos (tokenizer.ggml.eos_token_id)"
 
 
 def test_a_stop_on_an_ordinary_token_is_reported(tmp_path, capsys):

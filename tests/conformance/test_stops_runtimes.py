@@ -15,6 +15,7 @@ examples (Rust binaries built from source); those sets are read from their sourc
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -248,3 +249,40 @@ def test_converter_writes_the_predicted_gguf_eos(case, tmp_path):
     written = [s.id for s in stops.sets["llama-cpp"].stops if s.origin.startswith("GGUF eos")]
     assert written == ([] if expected is None else [expected])
     assert seen["values"]["eos_token_id"] == expected
+
+
+def test_llama_cpp_stops_on_what_the_converted_gguf_holds(tmp_path, capsys):
+    """A tiny Llama converted by llama.cpp's real converter, the GGUF left beside config.json: llama.cpp's stop
+    set is read from that file (its eos as gguf's own GGUFReader reads it), not predicted from the tokenizer
+    files, which are then edited to name another EOS."""
+    import subprocess
+
+    import gguf
+
+    from tests.conformance.llama_cpp_converter import converter_python, ensure_converter
+    from tests.conformance.test_runtimes import TINY_DIMS
+    from tests.conformance.tiny_checkpoint import write_tiny_checkpoint
+    from tests.family import family
+
+    model = write_tiny_checkpoint(dict(family()["tf4-default"], **TINY_DIMS, num_attention_heads=4, num_key_value_heads=2),
+                                  tmp_path / "model")
+    converter = ensure_converter()
+    converted = subprocess.run([str(converter_python("5.24.0")), str(converter), str(model), "--outfile", str(model / "model-f32.gguf"),
+                                "--outtype", "f32"], capture_output=True, text=True, timeout=300, check=False,
+                               env={k: v for k, v in {**os.environ, "HF_HUB_OFFLINE": "1"}.items() if k != "NO_LOCAL_GGUF"})
+    assert converted.returncode == 0, converted.stderr[-2000:]
+    field = gguf.GGUFReader(model / "model-f32.gguf").fields["tokenizer.ggml.eos_token_id"]
+    written = int(field.parts[field.data[0]][0])
+    config = json.loads((model / "tokenizer_config.json").read_text())
+    (model / "tokenizer_config.json").write_text(json.dumps(dict(config, eos_token="<s>")))  # after the conversion
+
+    def llama_cpp() -> dict:
+        capsys.readouterr()
+        assert main(["view", str(model), "--format", "json", "--isolated"]) == 0
+        return json.loads(capsys.readouterr().out)[0]["stops"]["runtimes"]["llama-cpp"]
+
+    stops = llama_cpp()
+    assert stops["from"][0] == {"id": written, "origin": "model-f32.gguf eos (tokenizer.ggml.eos_token_id)"}
+    assert written == 2 and stops["ids"] == [2]  # </s>, which also ends generation by its text
+    (model / "model-f32.gguf").unlink()
+    assert llama_cpp()["ids"] == [1, 2]  # predicted from the edited files: the converter would now write <s>

@@ -16,6 +16,7 @@ from typing import Any
 from gguf import Keys
 
 from cfglint.gguf.header import GgufArray, GgufHeader
+from cfglint.stops.runtimes import LLAMA_CPP_EOG_TEXTS
 
 FILE, DEFAULT, DERIVED, TENSOR, REFUSED, FIXED = "file", "default", "derived", "tensor", "refused", "fixed"
 
@@ -41,12 +42,8 @@ OUTPUT_REQUIRED = frozenset({"qwen2moe", "olmo2"})
 # llama-vocab.cpp: special token ids when the tokenizer.ggml.*_token_id key is absent, per tokenizer model.
 SPECIAL_DEFAULTS: dict[str, dict[str, int | None]] = {"llama": {"bos": 1, "eos": 2}, "gpt2": {"bos": 11, "eos": 11}, "t5": {"bos": None, "eos": 1}}
 # llama-vocab.cpp (load): tokens with these texts end generation whatever the keys say (special_eog_ids),
-# as do the eos, eot and eom ids.
-EOG_TEXTS = frozenset({
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
-    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>",
-    "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[",
-})  # fmt: skip
+# as do the eos, eot and eom ids. One list with the stop-token readings (cfglint.stops.runtimes).
+EOG_TEXTS = frozenset(LLAMA_CPP_EOG_TEXTS)
 SAMPLING_KEYS = {
     "temp": Keys.General.SAMPLING_TEMP, "top_k": Keys.General.SAMPLING_TOP_K, "top_p": Keys.General.SAMPLING_TOP_P,
     "min_p": Keys.General.SAMPLING_MIN_P, "penalty_repeat": Keys.General.SAMPLING_PENALTY_REPEAT,

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from cfglint.generation import FROM_GENERATION_FILE
 from cfglint.stops import files as tokenizer_files
-from cfglint.stops.files import SPECIAL_KEYS, TokenizerFiles
+from cfglint.stops import gguf_vocab
+from cfglint.stops.files import SPECIAL_KEYS, Problem, TokenizerFiles
 from cfglint.stops.runtimes import Inputs, StopSet, stop_sets
 from cfglint.stops.template import TurnEnd, turn_end
 
@@ -49,6 +50,9 @@ def analyse(ctx: Context) -> Stops | None:
     files = tokenizer_files.load(ctx.doc.path.parent, ctx.listing)
     if not files.any:
         return None
+    gguf = gguf_vocab.read(ctx.doc.path.parent, ctx.listing)
+    if gguf is not None and gguf.problem is not None:
+        files.problems.append(Problem(gguf.file, f"cannot be read as a GGUF ({gguf.problem})"))
     generation = ctx.generation
     generation_file = generation is not None and generation.origin == FROM_GENERATION_FILE
     vocab = ctx.intent.dims.get("vocab_size")
@@ -59,7 +63,7 @@ def analyse(ctx: Context) -> Stops | None:
         generation_file=generation_file,
         generation_eos=generation.values.get("eos_token_id") if generation is not None else None,
         vocab_size=vocab if type(vocab) is int else None,
-        gguf_ids=tokenizer_files.gguf_special_ids(ctx.doc.path.parent),
+        gguf=gguf,
     )
     stops = Stops(files, inputs, stop_sets(inputs, set(ctx.views)))
     if files.template is not None:

@@ -115,15 +115,6 @@ def load(directory: Path, listing: Collection[str] | None = None) -> TokenizerFi
     return files
 
 
-def gguf_special_ids(directory: Path) -> dict[str, int] | None:
-    """A GGUF's `tokenizer.ggml.{eos,eot,eom}_token_id` values ({"eos": 106, ...}), for the llama.cpp stop set
-    of a file already converted.
-
-    cfglint has no GGUF reader yet, so this says nothing (None) and llama.cpp's set is predicted from what
-    the converter would write; a reader plugs in here, and runtimes._llama_cpp uses what it returns."""
-    return None
-
-
 def _object(files: TokenizerFiles, name: str) -> tuple[Document | None, dict]:
     try:
         doc = document.load(files.directory / name)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfglint.stops.files import TokenizerFiles
+from cfglint.stops.gguf_vocab import GgufVocabulary
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class Inputs:
     generation_file: bool  # generation_config.json exists and parses as an object
     generation_eos: Any  # generation_config.json's eos_token_id, or config.json's without that file
     vocab_size: int | None
-    gguf_ids: dict[str, int] | None = None  # a GGUF's tokenizer.ggml.*_token_id, when one is beside config.json
+    gguf: GgufVocabulary | None = None  # a GGUF beside config.json, which llama.cpp then runs from
 
     @property
     def generation_origin(self) -> str:
@@ -154,22 +155,35 @@ def _mistralrs(inputs: Inputs, stops: StopSet) -> None:
     stops.add_all(inputs.generation_eos, inputs.generation_origin)
 
 
-# llama.cpp's runtime ends generation on the GGUF's eos, eot and eom ids and on every token with one of
-# these texts (llama-vocab.cpp, "maintain a list of tokens that cause end-of-generation").
+# llama.cpp's runtime ends generation (llama-vocab.cpp, load, as vendored by llama-cpp-python 0.3.36) on: every
+# token with one of these texts; the GGUF's eos, eot and eom ids; and its FIM pad, repo and file-separator
+# tokens (the tokenizer.ggml key, else the first token with one of these texts).
 LLAMA_CPP_EOG_TEXTS = (
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<end_of_turn>", "<|endoftext|>",
-    "<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "[e~[",
 )
+LLAMA_CPP_FIM_TEXTS = {
+    "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
+    "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
+    "fim_sep": ("<|file_sep|>",),
+}
+# ... less these: <|end|> when <|return|> and <|call|> (or <|calls|> and <|flush|>) are in the set too, and
+# </s> when <|tool_response> or <|plamo:eos|> is.
+LLAMA_CPP_EOG_DROPPED = (("<|end|>", ({"<|return|>", "<|call|>"}, {"<|calls|>", "<|flush|>"})),
+                         ("</s>", ({"<|tool_response>"}, {"<|plamo:eos|>"})))
 # Ids a converter class writes whatever the tokenizer says (conversion/gemma.py GemmaModel.set_vocab).
 LLAMA_CPP_CONVERTER_EOT = {"gemma": 107}
 
 
 def _llama_cpp(inputs: Inputs, stops: StopSet) -> None:
-    files = inputs.files
-    if inputs.gguf_ids is not None:  # a converted file says itself what it holds
-        for kind in ("eos", "eot", "eom"):
-            stops.add(inputs.gguf_ids.get(kind), f"GGUF {kind} (tokenizer.ggml.{kind}_token_id)")
-        _end_of_generation_texts(files, stops)
+    files, gguf = inputs.files, inputs.gguf
+    if gguf is not None and gguf.problem is None:  # a converted file says itself what it holds
+        for kind, token_id in gguf.special.items():
+            default = " (absent: the tokenizer model's default)" if kind in gguf.defaulted else ""
+            stops.add(token_id, f"{gguf.file} {kind} (tokenizer.ggml.{kind}_token_id){default}")
+        _end_of_generation(gguf.by_text(), set(gguf.special), stops, f"{gguf.file} end-of-generation text")
+        _drop_end_of_generation(stops, lambda i: gguf.tokens[i] if 0 <= i < len(gguf.tokens) else None)
         return
     text = files.special("eos_token", map_wins=False)
     found = files.vocabulary.from_tokenizer_json and text is not None and text in files.vocabulary.by_text
@@ -179,13 +193,26 @@ def _llama_cpp(inputs: Inputs, stops: StopSet) -> None:
         stops.add(inputs.config_eos, "GGUF eos (config.json eos_token_id)")  # a list is skipped
     if inputs.model_type in LLAMA_CPP_CONVERTER_EOT:
         stops.add(LLAMA_CPP_CONVERTER_EOT[inputs.model_type], "GGUF eot (written by the converter)")
-    _end_of_generation_texts(files, stops)
+    _end_of_generation(files.vocabulary.by_text, set(), stops, "end-of-generation text")
+    _drop_end_of_generation(stops, files.vocabulary.text_of)
 
 
-def _end_of_generation_texts(files: TokenizerFiles, stops: StopSet) -> None:
+def _end_of_generation(by_text: dict[str, int], given: set[str], stops: StopSet, where: str) -> None:
     for eog in LLAMA_CPP_EOG_TEXTS:
-        if eog in files.vocabulary.by_text:
-            stops.add(files.vocabulary.by_text[eog], f"end-of-generation text {eog!r}")
+        if eog in by_text:
+            stops.add(by_text[eog], f"{where} {eog!r}")
+    for kind, texts in LLAMA_CPP_FIM_TEXTS.items():
+        # llama.cpp takes the first match in its hash map's order; vocabularies hold one of them at most
+        found = sorted((by_text[t], t) for t in texts if t in by_text)
+        if kind not in given and found:
+            stops.add(found[0][0], f"{where} {found[0][1]!r} ({kind})")
+
+
+def _drop_end_of_generation(stops: StopSet, text_of: Callable[[int], str | None]) -> None:
+    texts = {text_of(i): i for i in stops.ids}
+    for dropped, when in LLAMA_CPP_EOG_DROPPED:
+        if dropped in texts and any(needed <= set(texts) for needed in when):
+            stops.stops = [s for s in stops.stops if s.id != texts[dropped]]
 
 
 RUNTIMES: tuple[Runtime, ...] = (
@@ -210,7 +237,8 @@ RUNTIMES: tuple[Runtime, ...] = (
     Runtime("llama-cpp", "llama-cpp",
             "gguf-py vocab.py SpecialVocab (eos: tokenizer_config.json's eos_token among tokenizer.json's "
             "added_tokens, else an integer config.json eos_token_id below the vocabulary size) and "
-            "llama-vocab.cpp's end-of-generation set", _llama_cpp),
+            "llama-vocab.cpp's end-of-generation set (llama-cpp-python 0.3.36's llama.cpp); a GGUF beside "
+            "config.json: its own tokenizer.ggml ids and tokens", _llama_cpp),
 )
 # Model types whose transformers 5.24 modeling code reads config.json's eos_token_id itself, outside generate()
 # (CLIP pools at the EOS, BART's classification head finds it, ...): `config.eos_token_id` in
