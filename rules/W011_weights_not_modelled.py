@@ -3,7 +3,7 @@
 ## What it does
 Says that the shapes, biases and tensor sets of a safetensors checkpoint were not held against the config,
 because its layout is not modelled: a multimodal file's text model (its tensors sit under the multimodal
-model's prefixes), a quantized checkpoint, or a family cfglint has no layout for (gpt-oss). The checks that do not depend on the layout (readable files, the index,
+model's prefixes), a quantized checkpoint, or a family cfglint has no layout for. The checks that do not depend on the layout (readable files, the index,
 dtypes, leftover `inv_freq`) still ran.
 
 ## Why it matters

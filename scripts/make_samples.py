@@ -35,6 +35,7 @@ TF5_SAMPLES = {
     "qwen3-30b-a3b-tf5": "qwen3-30b-a3b",
     "deepseek-v2-lite-tf5": "deepseek-v2-lite",
     "deepseek-r1-tf5": "deepseek-r1",
+    "gpt-oss-120b-tf5": "gpt-oss-120b",
 }
 
 # The committed files were written by this version; another 5.x writes a different

@@ -42,6 +42,9 @@ def variants(family: str) -> dict[str, dict]:
         out["sliding-window"] = dict(copy.deepcopy(base), sliding_window=32)
     if family == "gemma":
         out["gelu"] = dict(copy.deepcopy(base), hidden_act="gelu")
+    if family == "gpt_oss":
+        out["unscaled"] = {k: v for k, v in copy.deepcopy(base).items() if k != "rope_scaling"}
+        out["layer-types-absent"] = {k: v for k, v in copy.deepcopy(base).items() if k != "layer_types"}
     if family.startswith("deepseek"):
         out["unscaled"] = {k: v for k, v in copy.deepcopy(base).items() if k != "rope_scaling"}
         out["q-lora-bias"] = dict(copy.deepcopy(base), q_lora_rank=24, attention_bias=True)

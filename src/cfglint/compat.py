@@ -141,6 +141,12 @@ FAMILY_BASES: dict[str, dict] = {
                     "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "first_k_dense_replace": 1,
                     "moe_layer_freq": 1, "n_group": 2, "topk_group": 1, "topk_method": "noaux_tc", "routed_scaling_factor": 2.5,
                     "scoring_func": "sigmoid", "norm_topk_prob": True, "rope_theta": THETA, "rope_scaling": DEEPSEEK_YARN},
+    # gpt-oss-20b's shape: sliding and full layers alternating, every layer experts, YaRN x32 written out.
+    "gpt_oss": {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", **dict(_DIMS, intermediate_size=32), "head_dim": 16,
+                "hidden_act": "silu", "attention_bias": True, "sliding_window": 32, "num_local_experts": 4, "num_experts_per_tok": 2,
+                "swiglu_limit": 7.0, "layer_types": ["sliding_attention", "full_attention"] * 2, "rope_theta": THETA,
+                "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 4.0, "original_max_position_embeddings": 64,
+                                 "rope_type": "yarn", "truncate": False}},
 }
 
 

@@ -44,6 +44,7 @@ FAMILY_VARIANT = {
     "granite": "linear",
     "deepseek_v2": "unscaled",  # no rope_scaling: mlx-lm refuses, the others run plain RoPE
     "deepseek_v3": "theta-absent",
+    "gpt_oss": "unscaled",  # no rope_scaling: transformers 5 runs its own YaRN x32, the others plain RoPE
 }
 RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
 
@@ -54,6 +55,17 @@ KNOWN_WRONG: dict[str, str] = {
         "defaults to untied and fails with 'Missing required tensor(s) for replicated_linear at prefix "
         "`lm_head`: lm_head.weight. ...'; predicted loads"
     ),
+    # gpt-oss as transformers 5 saves it unquantized (experts.gate_up_proj, no .weight suffix): both loaders
+    # expect the MXFP4 release's names (gate_up_proj_blocks / _scales), which the config does not show.
+    **{f"mlx-lm/gpt_oss/{case}": (
+        "mlx-lm 0.32.2 models/gpt_oss.py sanitize renames experts.gate_up_proj to experts.gate_proj without "
+        "'.weight' and refuses: 'Received 12 parameters not in model: model.layers.0.mlp.experts.down_proj, ...'; "
+        "predicted loads (a config-only prediction)"
+    ) for case in ("tf4-base", "tf5-base", "tf4-unscaled", "tf5-unscaled")},
+    **{f"mistralrs/gpt_oss/{case}": (
+        "mistral.rs 0.9.5 gpt_oss.rs: 'cannot find tensor model.layers.0.mlp.experts.gate_proj.weight'; "
+        "predicted loads (a config-only prediction)"
+    ) for case in ("tf4-base", "tf4-unscaled")},
 }
 
 

@@ -45,6 +45,8 @@ def distinctive(family: str) -> str:
     layout = LAYOUTS[family]
     if layout.latent:  # DeepSeek: layer 0 is dense; its latent attention sets it apart
         return "model.layers.0.self_attn.kv_a_layernorm.weight"
+    if layout.experts is not None and layout.experts.packed:
+        return "model.layers.0.mlp.router.weight"  # gpt-oss' router
     if layout.experts is not None:
         return f"model.layers.0.{layout.experts.module}.gate.weight"  # the router
     if layout.fused:
@@ -75,7 +77,8 @@ def change(directory: Path, family: str, how: str) -> None:
 
 
 def case_ids() -> list[str]:
-    return [f"{family}/{how}" for family in FAMILIES for how in CHANGES]
+    # Latent attention makes its keys and values from kv_b_proj: num_key_value_heads changes no tensor.
+    return [f"{family}/{how}" for family in FAMILIES for how in CHANGES if not (how == "kv-heads" and LAYOUTS[family].latent)]
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +123,26 @@ def test_transformers5_loads_as_predicted(case, checkpoints):
     assert got["tied"] == (HEAD not in plan.expected)
 
 
+# (runtime, family) -> why cfglint's plan is known to be wrong there. The family's plans are not compared for
+# that runtime; its clean checkpoint must still disagree, so a fix shows.
+KNOWN_WRONG = {
+    ("mlx-lm", "gpt_oss"): "mlx-lm 0.32.2 loads only the MXFP4 release's expert names (gate_up_proj_blocks/_scales); "
+                           "the unquantized experts.gate_up_proj transformers 5 saves are renamed and refused",
+    ("mistralrs", "gpt_oss"): "mistral.rs 0.9.5 asks for experts.gate_proj.weight, which transformers 5's packed "
+                              "experts.gate_up_proj does not provide",
+}
+
+
 def _against(runtime: str, checkpoints: dict[str, Path], got: dict[str, dict]) -> tuple[dict, int]:
     """Each case's disagreement between cfglint's plan and what the runtime did, and how many were compared."""
     mismatches, checked = {}, 0
     for case, directory in checkpoints.items():
+        if (runtime, case.split("/")[0]) in KNOWN_WRONG:
+            plan, result = plan_for(directory, runtime), got.get(str(directory))
+            if case.endswith("/clean") and plan is not None and result is not None:
+                assert compare(plan, {**result, "message": result.get("message") or ""}) is not None, (
+                    f"{runtime} {case} now matches: remove it from KNOWN_WRONG")
+            continue
         plan = plan_for(directory, runtime)
         result = got.get(str(directory))
         if plan is None or result is None or result["outcome"] == "not-applicable":

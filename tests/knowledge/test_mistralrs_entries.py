@@ -26,7 +26,7 @@ from tests.conformance.venvs import runtime_python
 ENTRIES = {entry.family: entry for entry in knowledge.ENTRIES}
 # family -> the wheel's Architecture name
 ARCH = {"qwen2": "Qwen2", "qwen3": "Qwen3", "mistral": "Mistral", "gemma2": "Gemma2", "gemma": "Gemma",
-        "phi3": "Phi3", "mixtral": "Mixtral", "qwen3_moe": "Qwen3Moe", "deepseek_v2": "DeepseekV2", "deepseek_v3": "DeepseekV3"}
+        "phi3": "Phi3", "mixtral": "Mixtral", "qwen3_moe": "Qwen3Moe", "deepseek_v2": "DeepseekV2", "deepseek_v3": "DeepseekV3", "gpt_oss": "GptOss"}
 
 # (family, layout) -> what the 0.9.5 wheel did (observed), as a substring of its message, or "loads".
 # "tf5": as transformers 5.24 saves it; "tf4": rope_parameters replaced by a top-level rope_theta;

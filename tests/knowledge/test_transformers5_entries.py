@@ -36,6 +36,9 @@ def test_defaults_are_the_config_class_defaults(entry):
             continue
         if key == "sliding_window_pattern":  # read from kwargs in __post_init__
             continue
+        if key == "rope_parameters":  # None in the class; __post_init__ puts the family's own in
+            assert spec.default == {k: v for k, v in cls().rope_parameters.items() if k != "rope_theta"}
+            continue
         assert key in declared, f"{entry.family}: {key} is not a field of {cls.__name__}"
         assert spec.default == declared[key], (key, spec.default, declared[key])
 
@@ -56,7 +59,9 @@ def observed(config: dict, tmp_path) -> dict:
     bias_qkv, bias_o = q.bias is not None, attention.o_proj.bias is not None
     mlp = layers[0].mlp
     act = getattr(mlp, "act_fn", None) or getattr(mlp, "activation_fn", None)
-    if act is None:  # a mixture of experts: the experts' activation
+    if act is None and hasattr(mlp.experts, "alpha"):  # gpt-oss: its clamped GLU, by its constants
+        act = "swiglu_oai" if (mlp.experts.alpha, mlp.experts.limit) == (1.702, 7.0) else None
+    elif act is None:  # a mixture of experts: the experts' activation
         experts = mlp.experts
         act = getattr(experts, "act_fn", None) or experts[0].act_fn
     window = getattr(cfg, "sliding_window", None)
@@ -74,7 +79,7 @@ def observed(config: dict, tmp_path) -> dict:
         "head_dim": getattr(attention, "head_dim", None),
         "num_key_value_heads": cfg.num_key_value_heads,
         "tie_word_embeddings": model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr(),
-        "hidden_act": ACTIVATIONS[type(act).__name__],
+        "hidden_act": act if isinstance(act, str) or act is None else ACTIVATIONS[type(act).__name__],
         "attention_bias": True if bias_o else ("q/k/v" if bias_qkv else False),
         "max_position_embeddings": cfg.max_position_embeddings,
         "rms_norm_eps": cfg.rms_norm_eps,
@@ -87,6 +92,10 @@ def observed(config: dict, tmp_path) -> dict:
         out.update(mla_observed(attention))
         del out["head_dim"]
         out.update(moe_observed(cfg, layers))
+    if hasattr(mlp, "router"):  # gpt-oss: every layer's experts, off the router
+        out.update({"n_routed_experts": mlp.router.num_experts, "num_experts_per_tok": mlp.router.top_k,
+                    "mlp_layers": ["moe" if hasattr(layer.mlp, "experts") else "dense" for layer in layers],
+                    "mlp_bias": mlp.router.bias is not None and mlp.experts.gate_up_proj_bias is not None})
     if "sliding_attention" in params:
         out["rope_local_base_freq"] = params["sliding_attention"]["rope_theta"]
     if "partial_rotary_factor" in full:

@@ -453,6 +453,8 @@ ENTRIES = (
             **_BASE_DERIVE,
             "hidden_act": "'swiglu_oai'",
             "attention_bias": "True",
+            "n_routed_experts": "num_local_experts",
+            "mlp_layers": 'layers(num_hidden_layers, "moe")',
             "tie_word_embeddings": "False",
             "sliding_window": "sliding_window",
             # openai-moe.cpp:8-9: set_swa_pattern(2): even layers slide, odd layers full

@@ -299,4 +299,41 @@ _DEEPSEEK_V3 = Entry(
     struct="DeepSeekV3Config",
     notes="MoeGate reads e_score_correction_bias with noaux_tc. " + _DEEPSEEK_V2.notes,
 )
-ENTRIES += (_DEEPSEEK_V2, _DEEPSEEK_V3)
+_GPT_OSS = Entry(
+    "mistralrs", "gpt_oss", "serde", "mistral.rs 0.9.5 models/gpt_oss.rs", _source("gpt_oss"),
+    fields(vocab_size="usize", hidden_size="usize", intermediate_size="usize", num_hidden_layers="usize",
+           num_attention_heads="usize", num_key_value_heads="usize", max_position_embeddings="usize", rms_norm_eps="f64",
+           rope_theta="f64", sliding_window="option<usize>", head_dim="option<usize>", quantization_config="option<json>",
+           tie_word_embeddings=("bool", False), num_local_experts="usize", num_experts_per_tok="usize",
+           layer_types="json",  # Vec<LayerType>: sliding_attention | full_attention, required
+           alpha=("f32", 1.702), swiglu_limit=("f32", 7.0), attention_bias=("bool", False),
+           # RopeScaling{rope_type: String, factor: f64, original_max_position_embeddings: usize, beta_fast 32,
+           # beta_slow 1, truncate false}
+           rope_scaling="option<json>"),
+    derive={
+        "head_dim": _OPTIONAL_HEAD_DIM,
+        "hidden_act": "'swiglu_oai'",  # the experts' clamped GLU with alpha and swiglu_limit
+        # q/k/v/o bias = attention_bias, which defaults to false (transformers: true)
+        "attention_bias": "True if attention_bias else False",
+        "mlp_bias": "True",  # the experts' and router's biases are loaded when stored
+        "sliding_window": "sliding_window",
+        "layer_types": "layer_types",  # a layer slides iff layer_types[i] is sliding_attention
+        "query_pre_attn_scalar": _OPTIONAL_HEAD_DIM,
+        "n_routed_experts": "num_local_experts",
+        "mlp_layers": 'layers(num_hidden_layers, "moe")',
+        **_NO_SOFTCAP,
+    },
+    rope="gpt-oss-yarn-or-plain",
+    checks=(
+        Check("rope_scaling is not None and get(rope_scaling, 'rope_type') is None", "missing field `rope_type`",
+              "/rope_scaling", kind="missing"),
+        Check("rope_scaling is not None and get(rope_scaling, 'factor') is None", "missing field `factor`",
+              "/rope_scaling", kind="missing"),
+        Check("rope_scaling is not None and get(rope_scaling, 'original_max_position_embeddings') is None",
+              "missing field `original_max_position_embeddings`", "/rope_scaling", kind="missing"),
+        Check("head_dim is None and num_attention_heads == 0", "attempt to divide by zero", "/num_attention_heads", outcome="panic"),
+    ),
+    notes="attention sinks per head; layer_types is required (the transformers default is computed, so a file "
+          "saved without it fails); eos_token_id is not read.",
+)
+ENTRIES += (_DEEPSEEK_V2, _DEEPSEEK_V3, _GPT_OSS)

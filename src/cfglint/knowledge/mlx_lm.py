@@ -758,8 +758,10 @@ ENTRIES = (
         derive={
             "tie_word_embeddings": "False",  # lm_head always built
             # SwitchGLU(activation=SwigluOAI()): clamp-limited SwiGLU, alpha 1.702 and limit 7.0 hard-coded
-            # (swiglu_limit is not read); transformers names GPT-OSS's activation "silu".
-            "hidden_act": "'silu'",
+            # (swiglu_limit is not read), as transformers' experts compute it.
+            "hidden_act": "'swiglu_oai'",
+            "n_routed_experts": "num_local_experts",
+            "mlp_layers": 'layers(num_hidden_layers, "moe")',
             "attention_bias": "True",  # q/k/v/o bias=True, hard-coded
             "mlp_bias": "True",  # experts and router bias=True
             # layer_types or ["sliding_attention", "full_attention"] * (num_hidden_layers // 2); the layers are

@@ -272,15 +272,15 @@ ENTRIES = (
     ),
     Entry(
         "transformers-4", "gpt_oss", "kwargs", "transformers 4.57.6 GptOssConfig + modeling_gpt_oss.py", _source("gpt_oss"),
-        fields(num_hidden_layers=("any", 36), hidden_size=("any", 2880), head_dim=("any", 64), num_attention_heads=("any", 64),
+        fields(num_hidden_layers=("any", 36), num_local_experts=("any", 128), hidden_size=("any", 2880), head_dim=("any", 64), num_attention_heads=("any", 64),
                num_key_value_heads=("any", 8), sliding_window=("any", 128), rope_theta=("any", 150000.0),
                tie_word_embeddings=("any", False), max_position_embeddings=("any", 131072), rms_norm_eps=("any", 1e-5),
                rope_scaling=("any", {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                                      "truncate": False, "original_max_position_embeddings": 4096}),
-               layer_types=("any", None)),
+               num_experts_per_tok=("any", 4), layer_types=("any", None)),
         derive={"head_dim": _HEAD_DIM, "attention_bias": "True", "mlp_bias": "True", "eos_token_id": "eos_token_id",
                 # experts: gate.clamp(max=7) * sigmoid(1.702 * gate) * (up.clamp(-7, 7) + 1); hidden_act is never read.
-                "hidden_act": "'quick_gelu'", "query_pre_attn_scalar": _HEAD_DIM,
+                "hidden_act": "'swiglu_oai'", "n_routed_experts": "num_local_experts", "mlp_layers": 'layers(num_hidden_layers, "moe")', "query_pre_attn_scalar": _HEAD_DIM,
                 "sliding_window": f'sliding_window if "sliding_attention" in ({_GEMMA2_LAYERS}) else None',
                 "layer_types": _GEMMA2_LAYERS, **_NO_SOFTCAP},
         rope="scaling",

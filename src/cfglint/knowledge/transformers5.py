@@ -241,6 +241,37 @@ ENTRIES += (
     ),
 )
 
+# gpt-oss: sliding and full layers alternating, attention sinks, every layer experts with biases, and YaRN x32
+# when the file gives no RoPE parameters (GptOssConfig.__post_init__).
+GPT_OSS_YARN = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": False,
+                "original_max_position_embeddings": 4096}
+ENTRIES += (
+    Entry(
+        "transformers-5", "gpt_oss", "transformers-5", "transformers 5 GptOssConfig", _source("gpt_oss"),
+        fields(num_hidden_layers=("int", 36), num_local_experts=("int", 128), vocab_size=("int", 201088), hidden_size=("int", 2880),
+               intermediate_size=("int", 2880), head_dim=("int", 64), num_attention_heads=("int", 64), num_key_value_heads=("int", 8),
+               sliding_window=("int?", 128), tie_word_embeddings=("bool", False), hidden_act=("str", "silu"),
+               max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-5), rope_parameters=("dict?", GPT_OSS_YARN),
+               num_experts_per_tok=("int", 4), swiglu_alpha=("float", 1.702), swiglu_limit=("float", 7.0),
+               layer_types=("list?", None), eos_token_id=("ids", None), attention_bias=("bool", True), rope_theta=("float", 150000.0)),
+        derive={
+            "head_dim": _HEAD_DIM_KEY_OR_DERIVED,
+            # GptOssExperts: gate.clamp(max=limit) * sigmoid(alpha * gate) * (up.clamp(-limit, limit) + 1); hidden_act is not read
+            "hidden_act": "'swiglu_oai'",
+            "attention_bias": "True if attention_bias else False",  # q, k, v and o
+            "mlp_bias": "True",  # the experts' gate_up and down projections and the router always carry one
+            "layer_types": "layer_types or pattern(num_hidden_layers, 2)",
+            "query_pre_attn_scalar": _HEAD_DIM_KEY_OR_DERIVED,
+            # attribute_map: a num_experts key sets num_local_experts
+            "n_routed_experts": "num_experts if num_experts is not None else num_local_experts",
+            "mlp_layers": 'layers(num_hidden_layers, "moe")',
+        },
+        rope="transformers-5",
+        notes="each head has a learned attention sink (self_attn.sinks); the experts are fused (gate_up_proj), with "
+              "alpha 1.702 and limit 7.0 unless swiglu_alpha / swiglu_limit say otherwise.",
+    ),
+)
+
 FAMILIES = {entry.family: entry for entry in ENTRIES}
 
 # Multimodal files whose text model is one of the families: model_type -> (its family, where its config is).

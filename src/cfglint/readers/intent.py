@@ -46,7 +46,15 @@ def _set_rope(intent: Intent, entry: Any, config: dict, env: dict) -> None:
     if entry.rope == "transformers-5:per-layer-type":
         _per_layer_type(intent, entry, config)
         return
-    theta, scaling, kind, sources = resolve_rope(config, default_theta)
+    declared = entry.fields.get("rope_parameters")
+    if declared is not None and declared.default is not None and not config.get("rope_scaling") and config.get("rope_parameters") is None:
+        # the class's own RoPE parameters when the file gives none (gpt-oss: YaRN x32); "default" marks them
+        theta, scaling, kind, sources = resolve_rope({**config, "rope_parameters": dict(declared.default)}, default_theta)
+        sources = {k: DEFAULT for k in sources}
+        if "rope_theta" in config:
+            sources["rope_theta"] = "/rope_theta"
+    else:
+        theta, scaling, kind, sources = resolve_rope(config, default_theta)
     if entry.rope == "transformers-5:phi3":
         scaling, partial = _phi3(config, scaling, kind)
         intent.set("partial_rotary_factor", partial[0], partial[1])

@@ -414,3 +414,20 @@ def _deepseek_candle(entry: Any, env: dict, present: set[str], data: dict, inten
 
 
 READINGS.update({"deepseek-always-yarn": _deepseek_always_yarn, "deepseek-yarn": _deepseek_candle})
+
+
+def _gpt_oss_mistralrs(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Values:
+    """mistral.rs gpt_oss.rs: GptOssRotaryEmbedding when rope_scaling.rope_type is "yarn" (factor, original
+    context, betas 32/1 and truncate false by default), plain RoPE for any other type; the entry's checks
+    hold RopeScaling's required fields."""
+    scaling = env.get("rope_scaling")
+    if not isinstance(scaling, dict) or scaling.get("rope_type") != "yarn":
+        return {"rope_theta": _theta(env, present), "rope_scaling": (None, DEFAULT)}
+    built = {"rope_type": "yarn", "factor": scaling.get("factor"),
+             "original_max_position_embeddings": scaling.get("original_max_position_embeddings"),
+             "beta_fast": scaling.get("beta_fast", 32.0), "beta_slow": scaling.get("beta_slow", 1.0),
+             "truncate": scaling.get("truncate", False)}
+    return {"rope_theta": _theta(env, present), "rope_scaling": (built, "/rope_scaling")}
+
+
+READINGS["gpt-oss-yarn-or-plain"] = _gpt_oss_mistralrs

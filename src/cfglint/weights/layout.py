@@ -148,6 +148,8 @@ class Experts:
     # n_shared_experts, mlp_layers); the shared experts are one MLP n_shared_experts experts wide.
     by_reading: bool = False
     router_bias: bool = False  # the router's e_score_correction_bias (DeepSeek-V3), one per expert
+    # gpt-oss: a biased `router` and the experts fused into 3-D gate_up_proj / down_proj with their biases
+    packed: bool = False
 
     def shape(self, config: dict[str, Any], layers: int, values: dict[str, Any] | None = None) -> MoeShape | None:
         """None when a number is not a count (the config rules say so)."""
@@ -184,6 +186,7 @@ class Layout:
     fused: bool = False  # one qkv_proj and one gate_up_proj instead of q/k/v and gate/up
     experts: Experts | None = None  # a mixture of experts instead of the MLP (in every layer, or the sparse ones)
     latent: bool = False  # DeepSeek's multi-head latent attention instead of q/k/v projections
+    sinks: bool = False  # gpt-oss: one learned attention sink per head (self_attn.sinks)
     source: str = ""
 
 
@@ -217,6 +220,9 @@ LAYOUTS["deepseek_v2"] = Layout(latent=True, experts=Experts("mlp", MLP, (("n_ro
 LAYOUTS["deepseek_v3"] = Layout(latent=True, experts=Experts("mlp", MLP, (("n_routed_experts",), 256), ("moe_intermediate_size", 2048),
                                                              shared=("n_shared_experts", 1), by_reading=True, router_bias=True),
                                 source=_T5.format("deepseek_v3"))
+# gpt-oss: attention sinks; every layer's MLP is packed experts behind a biased router.
+LAYOUTS["gpt_oss"] = Layout(sinks=True, experts=Experts("mlp", MLP, (("num_experts", "num_local_experts"), 128), ("intermediate_size", 2880),
+                                                        packed=True), source=_T5.format("gpt_oss"))
 LLAMA = LAYOUTS["llama"]
 
 
@@ -277,6 +283,8 @@ def expected(s: Shape, *, tie: bool, attention_bias: bool | str, mlp_bias: bool,
                 out.append(Expected(f"{p}self_attn.{proj}.bias", axes[:1], "bias"))
         for name, axis in head_norms.items():
             out.append(Expected(f"{p}self_attn.{name}.weight", (axis,), "layer"))
+        if layout.sinks:
+            out.append(Expected(f"{p}self_attn.sinks", (Axis(s.heads, "num_attention_heads", f"num_attention_heads {s.heads}"),), "layer"))
         if layout.experts is not None and s.moe is not None and i not in s.moe.dense:
             out += _experts(p, layout.experts, s.moe, hidden)
         else:
@@ -319,6 +327,8 @@ def _experts(prefix: str, experts: Experts, moe: MoeShape, hidden: Axis) -> list
     size = Axis(moe.expert_size, size_key, f"{size_key} {moe.expert_size}")
     gate, up, down = experts.projections
     m = f"{prefix}{experts.module}."
+    if experts.packed:
+        return _packed_experts(m, router, size, hidden, moe)
     out = [Expected(f"{m}gate.weight", (router, hidden), "layer")]
     if experts.router_bias:
         out.append(Expected(f"{m}gate.e_score_correction_bias", (router,), "layer"))
@@ -340,6 +350,17 @@ def _experts(prefix: str, experts: Experts, moe: MoeShape, hidden: Axis) -> list
                 Expected(f"{m}shared_expert.{down}.weight", (hidden, shared), "layer"),
                 Expected(f"{m}shared_expert_gate.weight", (Axis(1, key, "one shared-expert gate"), hidden), "layer")]
     return out
+
+
+def _packed_experts(m: str, router: Axis, size: Axis, hidden: Axis, moe: MoeShape) -> list[Expected]:
+    """GptOssMLP as transformers 5 saves it: router weight and bias; gate_up_proj (experts, hidden, 2 x size)
+    and down_proj (experts, size, hidden), each with a bias per expert."""
+    both = Axis(2 * moe.expert_size, size.key, f"2 × {size.why}")
+    return [Expected(f"{m}router.weight", (router, hidden), "layer"), Expected(f"{m}router.bias", (router,), "layer"),
+            Expected(f"{m}experts.gate_up_proj", (router, hidden, both), "layer"),
+            Expected(f"{m}experts.gate_up_proj_bias", (router, both), "layer"),
+            Expected(f"{m}experts.down_proj", (router, size, hidden), "layer"),
+            Expected(f"{m}experts.down_proj_bias", (router, hidden), "layer")]
 
 
 def layout_of(family: str | None) -> Layout | None:

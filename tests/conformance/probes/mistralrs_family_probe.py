@@ -31,7 +31,7 @@ from probe_io import reserve_stdout_for_json
 _ARCHITECTURES = {
     "llama": "Llama", "mistral": "Mistral", "mixtral": "Mixtral", "qwen2": "Qwen2", "qwen3": "Qwen3",
     "qwen3_moe": "Qwen3Moe", "gemma": "Gemma", "gemma2": "Gemma2", "phi3": "Phi3", "deepseek_v2": "DeepseekV2",
-    "deepseek_v3": "DeepseekV3",
+    "deepseek_v3": "DeepseekV3", "gpt_oss": "GptOss",
 }  # fmt: skip
 _VERBATIM_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}"
 _PROMPT = "abc def ghi"
