@@ -84,3 +84,12 @@ def test_head_dim_derived_when_the_key_is_lost(tmp_path, capsys):
     tiny_gguf(tmp_path / "m.gguf", drop=("{arch}.attention.key_length", "{arch}.attention.value_length"))
     config = {**TINY_CONFIG, "head_dim": 32}
     assert ("G006", "llama.attention.key_length", "llama.attention.key_length: llama.cpp runs key length 16 (derived: the key is absent), but the config's head_dim is 32") in findings(capsys, tmp_path, config)
+
+
+def test_candle_derives_another_head_size(tmp_path, capsys):
+    """candle's quantized_llama ignores the key length (huggingface/candle#3917); llama.cpp reads it."""
+    tensors = {"blk.0.attn_q.weight": np.zeros((128, 64), np.float32), "blk.0.attn_k.weight": np.zeros((64, 64), np.float32)}
+    tiny_gguf(tmp_path / "m.gguf", attention__key_length=32, attention__value_length=32, tensors=tensors)
+    assert [(c, k) for c, k, _ in findings(capsys, tmp_path, {**TINY_CONFIG, "head_dim": 32})] == [("G013", "llama.attention.key_length")]
+    tiny_gguf(tmp_path / "m.gguf", "qwen2")
+    assert findings(capsys, tmp_path, {**TINY_CONFIG, "model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}) == []

@@ -69,10 +69,11 @@ class GgufTarget:
     def differences(self):
         if self.runs is None or self.later_shard:
             return []
+        from cfglint.gguf import candle
         from cfglint.gguf.compare import differences
 
         assert self.header is not None
-        return differences(self.runs, self.header.tensors, self.source)
+        return differences(self.runs, self.header.tensors, self.source) + list(candle.differences(self.runs))
 
 
 def load(path: Path, against: Path | None = None) -> GgufTarget:
