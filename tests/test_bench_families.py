@@ -11,7 +11,8 @@ import sys
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "scripts" / "bench_families.py"
-FAMILIES = ("gemma", "gemma2", "gemma3_text", "llama", "mistral", "mixtral", "phi3", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
+FAMILIES = ("deepseek_v2", "deepseek_v3", "gemma", "gemma2", "gemma3_text", "gpt_oss", "llama", "mistral", "mixtral", "phi3", "qwen2",
+            "qwen2_moe", "qwen3", "qwen3_moe")
 NUMBER = r"[\d.]+"
 
 
@@ -27,14 +28,14 @@ def test_corpus_is_deterministic_and_mixes_every_family(tmp_path):
     first, second = tmp_path / "a", tmp_path / "b"
     first.mkdir()
     second.mkdir()
-    paths, per_family = bench.build_corpus(first, 44, seed=3)
-    again, _ = bench.build_corpus(second, 44, seed=3)
-    assert len(paths) == 44 and set(per_family) == set(FAMILIES) and all(n == 4 for n in per_family.values())
+    paths, per_family = bench.build_corpus(first, 56, seed=3)
+    again, _ = bench.build_corpus(second, 56, seed=3)
+    assert len(paths) == 56 and set(per_family) == set(FAMILIES) and all(n == 4 for n in per_family.values())
     texts = [(first / p.rsplit("/", 1)[-1] / "config.json").read_text() for p in paths]
     assert texts == [(second / p.rsplit("/", 1)[-1] / "config.json").read_text() for p in again]
     types = {json.loads(t)["model_type"] for t in texts}
     assert types == set(FAMILIES)
-    assert len(set(texts)) > 30  # perturbed, not 44 copies of 11 files
+    assert len(set(texts)) > 40  # perturbed, not 56 copies of 14 files
 
 
 def test_bench_prints_throughput_and_startup_lines():
