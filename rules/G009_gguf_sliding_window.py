@@ -1,7 +1,7 @@
 """llama.cpp runs a GGUF with another sliding window than its source config means.
 
 ## What it does
-For the architectures whose llama.cpp graph reads `{arch}.attention.sliding_window` (gemma2, default 4096; gemma3 and olmo2, none when absent), compares the window it runs with the config's `sliding_window`.
+Compares the window llama.cpp runs with the config's `sliding_window` (as transformers 5 applies it). The architectures whose graph reads `{arch}.attention.sliding_window` use it (gemma2, default 4096; gemma3 and olmo2, none when absent); every other one (llama, which Mistral and Mixtral convert to, qwen2, ...) attends to the whole context whatever the file says.
 
 ## Why it matters
 Past the window, attention sees other tokens than the model was trained to: long-context output changes.

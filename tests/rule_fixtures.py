@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
+
 from cfglint.compat import FAMILY_BASES, edited, tf5_layout
 from tests.family import BASE
 from tests.gguf.files import TINY_CONFIG
@@ -77,6 +79,9 @@ FIXTURES: dict[str, dict] = {
     "G011": {"config": tiny(), "gguf": {"model.gguf": {"tokenizer__ggml__bos_token_id": (0, "UINT32")}}, "expect": [("G011", "/bos_token_id")]},
     "G012": {"config": tiny(), "files": {"generation_config.json": {"do_sample": True, "temperature": 0.6}},
              "gguf": {"model.gguf": {"general__sampling__temp": 0.8}}, "expect": [("G012", "/temperature")]},
+    "G013": {"config": tiny(head_dim=32), "gguf": {"model.gguf": {"attention__key_length": 32, "attention__value_length": 32,
+             "tensors": {"blk.0.attn_q.weight": np.zeros((128, 64), np.float32), "blk.0.attn_k.weight": np.zeros((64, 64), np.float32)}}},
+             "expect": [("G013", "")]},
     "H001": {"target": "hf://cfglint-test/absent", "expect": [("H001", "")]},
     "J001": {"config": '{"hidden_size": 576,}\n', "expect": [("J001", "")]},
     "J002": {"config": '{"model_type": "llama", "rope_theta": 10000.0, "rope_theta": 100000.0}\n', "expect": [("J002", "/rope_theta")]},

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-HEAVY = ("transformers", "torch", "jsonschema", "huggingface_hub", "numpy", "safetensors", "requests", "httpx")
+HEAVY = ("transformers", "torch", "jsonschema", "huggingface_hub", "numpy", "safetensors", "requests", "httpx", "gguf")
 
 PROBE = """
 import json, sys

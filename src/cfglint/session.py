@@ -10,7 +10,7 @@ from pathlib import Path
 from cfglint import consumers, document, hub
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic, Severity
-from cfglint.engine import context_of, lint
+from cfglint.engine import context_of, lint, model_directory_listing
 from cfglint.errors import UsageError
 from cfglint.policy import Policy, plugin_rules
 from cfglint.rule import Context, Rule, load_builtin
@@ -145,8 +145,9 @@ class Session:
             ctx = context_of(doc, chosen)
             rules = policy.rules_for(path)
             results.append(Result(display, path, ctx, lint(ctx, rules, display), rules, chosen))
-            if ctx.listing is not None and any(n.lower().endswith(".gguf") for n in ctx.listing):
-                results += self.check_ggufs(sorted(path.parent / n for n in ctx.listing if n.lower().endswith(".gguf")), seen)
+            listing = ctx.listing if ctx.intent is not None else model_directory_listing(doc)  # also beside a broken config
+            if listing is not None and any(n.lower().endswith(".gguf") for n in listing):
+                results += self.check_ggufs(sorted(path.parent / n for n in listing if n.lower().endswith(".gguf")), seen)
         if hf_cache:
             results += [self.check_checkout(c) for c in hub.cached_checkouts()]
         return results

@@ -11,6 +11,10 @@ from cfglint.weights import report as weights_report
 
 def as_json(result) -> dict:
     ctx = result.ctx
+    if ctx.gguf is not None:
+        from cfglint.gguf import view as gguf_view
+
+        return {"path": result.display, "gguf": gguf_view.as_json(ctx.gguf)}
     intent = ctx.intent
     weights = weights_report.as_json(ctx)
     stops = stops_report.as_json(ctx)
@@ -36,6 +40,11 @@ def render_table(results) -> str:
     blocks = []
     for r in results:
         ctx = r.ctx
+        if ctx.gguf is not None:
+            from cfglint.gguf import view as gguf_view
+
+            blocks.append("\n".join(gguf_view.lines(r.display, ctx.gguf)) + "\n")
+            continue
         if ctx.intent is None:
             blocks.append(f"{r.display}: not a readable config (run `cfglint check`)\n")
             continue

@@ -32,7 +32,7 @@ def write_gguf(path: Path, arch: str = "llama", *, kv: Mapping[str, Any] | None 
         elif isinstance(value, bool):
             writer.add_bool(key, value)
         elif isinstance(value, int):
-            writer.add_uint32(key, value)
+            writer.add_uint32(key, value) if 0 <= value < 2**32 else writer.add_int64(key, value)
         elif isinstance(value, float):
             writer.add_float32(key, value)
         else:

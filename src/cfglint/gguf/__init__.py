@@ -5,6 +5,7 @@ The `gguf` package (the optional extra `hf-cfglint[gguf]`) is imported only when
 
 from __future__ import annotations
 
+FILE_PLACEHOLDER = "{gguf}"  # in a finding's fix text: replaced by the GGUF file's path
 INSTALL_HINT = "checking a GGUF file needs the gguf package: pip install 'hf-cfglint[gguf]'"
 
 

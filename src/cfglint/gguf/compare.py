@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from cfglint.gguf import FILE_PLACEHOLDER
 from cfglint.gguf.runs import DEFAULT, DEFAULT_FREQ_BASE, REFUSED, Ran, Runs, finite
 from cfglint.reading import same, show
 
@@ -58,7 +59,6 @@ class Source:
         return where if where.startswith("/") else f"{self.root}/{key}"
 
 
-FILE_PLACEHOLDER = "{gguf}"  # replaced by the file's path in the finding's fix text
 SPECIAL_NAMES = {"tokenizer.ggml.bos_token_id": "bos", "tokenizer.ggml.eos_token_id": "eos", "tokenizer.ggml.eot_token_id": "eot"}
 
 
@@ -89,7 +89,8 @@ def _ran(runs: Runs, name: str) -> str:
     ran = runs.get(name)
     if ran is None:
         return "nothing"
-    note = {"default": " (its default: the key is absent)", "derived": " (derived: the key is absent)"}.get(ran.origin, "")
+    note = {"default": " (its default: the key is absent)", "derived": " (derived: the key is absent)",
+            "fixed": f" (its {runs.architecture} graph has none, whatever the file says)"}.get(ran.origin, "")
     return f"{shown(ran.value)}{note}"
 
 
@@ -264,7 +265,9 @@ def _window(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Differ
     want_n = want if isinstance(want, int) and not isinstance(want, bool) else 0
     if window.value != want_n:
         yield Difference("sliding-window", f"{window.key}: llama.cpp runs a sliding window of {_ran(runs, 'sliding_window')}, but the config's sliding_window is {show(want)}",
-                         window.key, source.pointer("sliding_window"), _or(set_metadata(window, want_n)))
+                         window.key, source.pointer("sliding_window"),
+                         _or(set_metadata(window, want_n)) if window.origin != "fixed" else
+                         f"none in the file: llama.cpp's {runs.architecture} graph attends to the whole context; keep prompts within {want_n} tokens, or use a runtime that applies the window")
 
 
 def _softcap(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Difference]:
@@ -286,7 +289,7 @@ def _softcap(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Diffe
 def _special(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Difference]:
     vocab = runs.get("vocab_size")
     size = vocab.value if vocab is not None else None
-    for name in ("bos_token_id", "eos_token_id", "eot_token_id"):
+    for name in ("bos_token_id", "eos_token_id", "eot_token_id", "eom_token_id"):
         ran = runs.get(name)
         if ran is None or ran.origin != "file" or not isinstance(size, int):
             continue
@@ -297,12 +300,11 @@ def _special(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Diffe
         return
     eos = runs.get("eos_token_id")
     wanted = source.values.get("eos_token_id")
-    wanted_set = set(wanted) if isinstance(wanted, list) else {wanted} if isinstance(wanted, int) else set()
-    if eos is not None and wanted_set and eos.value not in wanted_set:
-        eot = runs.get("eot_token_id")
-        stops = {eos.value} | ({eot.value} if eot is not None and eot.value is not None else set())
+    wanted_set = {w for w in (wanted if isinstance(wanted, list) else [wanted]) if isinstance(w, int)}
+    if eos is not None and isinstance(eos.value, int) and wanted_set and eos.value not in wanted_set:
+        stops = set(runs["end_of_generation"].value)  # the eos, eot and eom ids and the end-of-turn texts
         if not wanted_set & stops:
-            yield Difference("special-tokens", f"{eos.key}: llama.cpp ends generation at token {_ran(runs, 'eos_token_id')}, but the config's eos_token_id is {show(wanted)}",
+            yield Difference("special-tokens", f"{eos.key}: llama.cpp ends generation at tokens {show(runs['end_of_generation'].value)} (EOS {_ran(runs, 'eos_token_id')}), but the config's eos_token_id is {show(wanted)}",
                              eos.key, source.pointer("eos_token_id"), set_metadata(eos, sorted(wanted_set)[0]), error=False)
     bos = runs.get("bos_token_id")
     want_bos = source.values.get("bos_token_id")

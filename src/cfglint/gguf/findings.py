@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from cfglint.diagnostics import Applicability, Diagnostic, Finding, Fix, Severity
-from cfglint.gguf.compare import FILE_PLACEHOLDER
+from cfglint.gguf import FILE_PLACEHOLDER
 
 
 @dataclass(frozen=True)

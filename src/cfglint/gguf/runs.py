@@ -17,7 +17,7 @@ from gguf import Keys
 
 from cfglint.gguf.header import GgufArray, GgufHeader
 
-FILE, DEFAULT, DERIVED, TENSOR, REFUSED = "file", "default", "derived", "tensor", "refused"
+FILE, DEFAULT, DERIVED, TENSOR, REFUSED, FIXED = "file", "default", "derived", "tensor", "refused", "fixed"
 
 # load_hparams: `rope_freq_base_train = 10000.0f` before the optional read of {arch}.rope.freq_base.
 DEFAULT_FREQ_BASE = 10000.0
@@ -26,21 +26,27 @@ DEFAULT_FREQ_BASE = 10000.0
 # it runs when the key is absent. gemma2: n_swa = 4096 and attn_soft_cap = true, caps from llama-hparams.h
 # (f_attn_logit_softcapping 50, f_final_logit_softcapping 30); gemma3: no attention cap, final cap 0 (off),
 # window only when the key is present; olmo2: window only when present. None: the architecture reads no key.
+# Any other architecture (llama, which Mistral and Mixtral convert to, qwen2, ...) runs no sliding window.
 ARCH_ATTENTION: dict[str, dict[str, Any]] = {
     "gemma2": {"sliding_window": 4096, "attn_softcapping": 50.0, "final_softcapping": 30.0},
     "gemma3": {"sliding_window": 0, "attn_softcapping": None, "final_softcapping": 0.0},
     "olmo2": {"sliding_window": 0, "attn_softcapping": None, "final_softcapping": None},
 }
-# load_arch_tensors: `output.weight` is always the token embedding (gemma, gemma2: TENSOR_DUPLICATED), or
-# required (absent: llama.cpp refuses); elsewhere (llama, qwen2, qwen3, qwen3moe, gemma3, phi3, granite)
-# TENSOR_NOT_REQUIRED: absent, the token embedding is reused.
+# load_arch_tensors: `output.weight` is always the token embedding (gemma, gemma2: TENSOR_DUPLICATED),
+# optional (TENSOR_NOT_REQUIRED: absent, the token embedding is reused) or required (absent: llama.cpp
+# refuses). Other architectures are not modelled: no tied_output value.
 OUTPUT_TIED = frozenset({"gemma", "gemma2"})
+OUTPUT_OPTIONAL = frozenset({"llama", "qwen2", "qwen3", "qwen3moe", "gemma3", "phi3", "granite"})
 OUTPUT_REQUIRED = frozenset({"qwen2moe", "olmo2"})
 # llama-vocab.cpp: special token ids when the tokenizer.ggml.*_token_id key is absent, per tokenizer model.
 SPECIAL_DEFAULTS: dict[str, dict[str, int | None]] = {"llama": {"bos": 1, "eos": 2}, "gpt2": {"bos": 11, "eos": 11}, "t5": {"bos": None, "eos": 1}}
-# Auto-detected end-of-turn tokens when tokenizer.ggml.eot_token_id is absent (llama-vocab.cpp, load).
-EOT_TEXTS = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
-             "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>")
+# llama-vocab.cpp (load): tokens with these texts end generation whatever the keys say (special_eog_ids),
+# as do the eos, eot and eom ids.
+EOG_TEXTS = frozenset({
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>",
+    "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[",
+})  # fmt: skip
 SAMPLING_KEYS = {
     "temp": Keys.General.SAMPLING_TEMP, "top_k": Keys.General.SAMPLING_TOP_K, "top_p": Keys.General.SAMPLING_TOP_P,
     "min_p": Keys.General.SAMPLING_MIN_P, "penalty_repeat": Keys.General.SAMPLING_PENALTY_REPEAT,
@@ -108,7 +114,9 @@ def runs_of(header: GgufHeader) -> Runs:
     read("expert_count", Keys.LLM.EXPERT_COUNT, 0)
     read("expert_used_count", Keys.LLM.EXPERT_USED_COUNT, 0)
     attention = ARCH_ATTENTION.get(arch, {})
-    if attention:
+    if not attention:
+        values["sliding_window"] = Ran(0, key(Keys.Attention.SLIDING_WINDOW), FIXED)
+    else:
         read("sliding_window", Keys.Attention.SLIDING_WINDOW, attention["sliding_window"])
         base_swa = values["rope_freq_base"].value if arch != "gemma3" else 10000.0  # llama-hparams.h: 10000.0f
         read("rope_freq_base_swa", Keys.Rope.FREQ_BASE_SWA, base_swa, DERIVED if arch != "gemma3" else DEFAULT)
@@ -151,20 +159,15 @@ def _vocabulary(values: dict[str, Ran], header: GgufHeader) -> None:
     values["vocab_size"] = Ran(size, Keys.Tokenizer.LIST, DERIVED)  # llama.cpp's n_vocab: the token list's length
     model = meta.get(Keys.Tokenizer.MODEL)
     defaults = SPECIAL_DEFAULTS.get(model if isinstance(model, str) else "", {})
-    for name, k in (("bos", Keys.Tokenizer.BOS_ID), ("eos", Keys.Tokenizer.EOS_ID), ("eot", Keys.Tokenizer.EOT_ID)):
+    for name, k in (("bos", Keys.Tokenizer.BOS_ID), ("eos", Keys.Tokenizer.EOS_ID), ("eot", Keys.Tokenizer.EOT_ID), ("eom", Keys.Tokenizer.EOM_ID)):
         if k in meta:
             values[f"{name}_token_id"] = Ran(_scalar(meta[k]), k, FILE)
-        elif name == "eot":
-            values["eot_token_id"] = Ran(_detected_eot(tokens), k, DERIVED)
         else:
             values[f"{name}_token_id"] = Ran(defaults.get(name), k, DEFAULT)
-
-
-def _detected_eot(tokens) -> int | None:
-    if not isinstance(tokens, GgufArray) or tokens.item_type.name != "STRING":
-        return None
-    found = [i for i, text in enumerate(tokens) if text in EOT_TEXTS]  # the first in the file's order of ids
-    return found[0] if found else None
+    stops = {v for n in ("eos", "eot", "eom") if isinstance(v := values[f"{n}_token_id"].value, int)}
+    if isinstance(tokens, GgufArray) and tokens.item_type.name == "STRING":
+        stops |= {i for i, text in enumerate(tokens) if text in EOG_TEXTS}
+    values["end_of_generation"] = Ran(sorted(stops), Keys.Tokenizer.EOS_ID, DERIVED)
 
 
 def _output(values: dict[str, Ran], arch: str, header: GgufHeader) -> None:
@@ -175,7 +178,7 @@ def _output(values: dict[str, Ran], arch: str, header: GgufHeader) -> None:
         values["tied_output"] = Ran(False, "output.weight", TENSOR)
     elif arch in OUTPUT_REQUIRED:
         values["tied_output"] = Ran(None, "output.weight", REFUSED)
-    else:
+    elif arch in OUTPUT_OPTIONAL:
         values["tied_output"] = Ran(True, "output.weight", DERIVED)
 
 

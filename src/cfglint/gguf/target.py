@@ -59,14 +59,21 @@ class GgufTarget:
         pointers = {k: generation.sources[k] for k in written}
         return Source(values, sources, intent.family, root, written, pointers)
 
+    @property
+    def later_shard(self) -> bool:
+        """The second or a later file of a split GGUF (`split.no` > 0): the first one carries the metadata."""
+        shard = self.header.metadata.get("split.no") if self.header is not None else None
+        return isinstance(shard, int) and not isinstance(shard, bool) and shard > 0
+
     @cached_property
     def differences(self):
-        if self.runs is None:
+        if self.runs is None or self.later_shard:
             return []
+        from cfglint.gguf import candle
         from cfglint.gguf.compare import differences
 
         assert self.header is not None
-        return differences(self.runs, self.header.tensors, self.source)
+        return differences(self.runs, self.header.tensors, self.source) + list(candle.differences(self.runs))
 
 
 def load(path: Path, against: Path | None = None) -> GgufTarget:

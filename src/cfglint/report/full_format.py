@@ -28,6 +28,8 @@ def render(diagnostics, docs, style: Style, rules=None) -> str:
             if d.fix:
                 label = {"safe": "fix", "unsafe": "unsafe fix", "display-only": "help"}[d.fix.applicability.value]
                 out.append(style(f"{gutter} = ", "blue") + f"{label}: {d.fix.message}")
+        elif d.fix and d.extra.get("gguf_key"):  # a GGUF file: no source line to show, only what to do
+            out.append(style("  = ", "blue") + f"help: {d.fix.message}")
         out.append("")
     return "\n".join(out) + ("\n" if out else "")
 

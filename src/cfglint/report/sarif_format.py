@@ -68,6 +68,9 @@ def _result(d, rule_index: int, doc) -> dict:
         "partialFingerprints": {"cfglint/v1": f"{d.code}:{d.pointer}"},
         "properties": {"pointer": d.pointer, "consumers": d.consumers},
     }
+    if d.extra.get("gguf_key"):  # a binary file has no lines: the key names the place, logically
+        result["locations"][0]["logicalLocations"] = [{"name": d.extra["gguf_key"], "kind": "member"}]
+        result["properties"]["gguf_key"] = d.extra["gguf_key"]
     fix = _fix(d, doc, artifact) if doc is not None else None
     if fix is not None:
         result["fixes"] = [fix]
