@@ -6,7 +6,9 @@ reports what could not be fetched: a repository that does not exist or is privat
 gated one the token has no access to (HTTP 401/403), an unknown revision, a repository without a
 config.json, a timeout or a dropped connection. These are errors. With HF_HUB_OFFLINE set, the files
 the local cache does not hold (generation_config.json, the weights) are reported as info: those
-checks were skipped, and nothing is wrong with the model for that.
+checks were skipped, and nothing is wrong with the model for that. For a repository of GGUF files (no
+config.json), an info note on each file names the source config it was compared against (`--against`, else
+the model card's `base_model`), or says there was none; a source that cannot be read is an error.
 
 ## Why it matters
 A repository that cannot be read has not been checked: reporting it as a finding keeps a batch run

@@ -58,3 +58,11 @@ def test_every_loader_names_its_source_and_only_known_quantities(key):
     assert loader.source.repo in ("huggingface/candle", "EricLBuehler/mistral.rs") and loader.source.ref
     assert set(loader.reads) <= set(gguf_loaders.LLAMA_CPP_READS)
     assert {"rope_theta", "head_dim", "num_key_value_heads"} <= set(loader.reads)
+
+
+def test_mistral_rs_refuses_a_llama_file_named_mistral():
+    loader = LOADERS["mistralrs", "llama"]
+    assert gguf_loaders.refusal(loader, {"general.name": "Mistral 7B Instruct v0.3"})
+    assert gguf_loaders.refusal(loader, {"general.basename": "mistral-nemo", "general.name": "Llama"})
+    assert gguf_loaders.refusal(loader, {"general.name": "Ministral 8B"}) is None
+    assert gguf_loaders.refusal(LOADERS["candle", "llama"], {"general.name": "Mistral 7B"}) is None

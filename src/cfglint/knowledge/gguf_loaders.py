@@ -21,6 +21,7 @@ Keys are written without the `<arch>.` prefix the loaders add.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Union
@@ -77,11 +78,21 @@ Read = Union[Key, Quotient, Fixed, FirstOf, Same, NoTensor]
 
 
 @dataclass(frozen=True)
+class NamedAs:
+    """The loader refuses a file whose name (the first of these keys present) starts with this word."""
+
+    word: str
+    keys: tuple[str, ...] = ("general.basename", "general.name")
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class GgufLoader:
     runtime: str
     architecture: str  # general.architecture it loads
     source: Source
     reads: Mapping[str, Read] = field(default_factory=dict)
+    refuses: tuple[NamedAs, ...] = ()
 
     @property
     def key(self) -> tuple[str, str]:
@@ -116,7 +127,12 @@ _MISTRALRS_REF = "9e922623f24b32d41f3892b74f0eed18707f4e6c"
 _MISTRALRS_PATH = "mistralrs-core/src/gguf/normal_config.rs"
 
 
-def _mistralrs(architecture: str, *, rope_theta_default: float | None) -> GgufLoader:
+# normal_registry.rs llama_mistral_identity_hint: a `llama` file named "Mistral..." (basename, else name;
+# its first alphanumeric word) is refused unless the original Hugging Face model is given (--tok-model-id).
+_MISTRAL_NAMED = NamedAs("mistral", reason="appears to be a Mistral model, but the file does not encode whether sliding-window attention is required")
+
+
+def _mistralrs(architecture: str, *, rope_theta_default: float | None, refuses: tuple[NamedAs, ...] = ()) -> GgufLoader:
     # StandardFields::read_with_intermediate_size; rope_theta(): the architecture's default, or a refusal.
     rope = Key("rope.freq_base", rope_theta_default, required=rope_theta_default is None)
     return GgufLoader(
@@ -129,6 +145,7 @@ def _mistralrs(architecture: str, *, rope_theta_default: float | None) -> GgufLo
             "num_key_value_heads": Key("attention.head_count_kv", required=True),
             "tied_output": _TIED,
         },
+        refuses,
     )  # fmt: skip
 
 
@@ -178,7 +195,7 @@ LOADERS: dict[tuple[str, str], GgufLoader] = {
         # normal_config.rs NORMAL_CONFIG_BUILDERS: build_llama / build_phi3 / build_gemma2 call
         # StandardFields::read(metadata, Some(DEFAULT_ROPE_THETA = 10000)); build_qwen2 and build_qwen3
         # pass None: without rope.freq_base the file is refused.
-        _mistralrs("llama", rope_theta_default=10000.0),
+        _mistralrs("llama", rope_theta_default=10000.0, refuses=(_MISTRAL_NAMED,)),
         _mistralrs("phi3", rope_theta_default=10000.0),
         _mistralrs("gemma2", rope_theta_default=10000.0),
         _mistralrs("qwen2", rope_theta_default=None),
@@ -253,6 +270,16 @@ def _evaluate(read: Read, reads, done: dict, metadata, tensor_names, architectur
         if value is not None and not isinstance(value, Missing):
             return value
     return value
+
+
+def refusal(loader: GgufLoader, metadata: Mapping[str, Any]) -> str | None:
+    """Why the loader refuses this header whatever its values (a NamedAs that matches), or None."""
+    for rule in loader.refuses:
+        name = next((metadata[k] for k in rule.keys if isinstance(metadata.get(k), str)), "")
+        first = next((word for word in re.split(r"[^A-Za-z0-9]+", name) if word), "")
+        if first.lower() == rule.word:
+            return rule.reason
+    return None
 
 
 def disagreements(

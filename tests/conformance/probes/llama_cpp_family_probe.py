@@ -90,7 +90,9 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _convert(cli, model_dir: Path, gguf_path: Path, log: io.StringIO) -> None:
+def _convert(cli, model_dir: Path, gguf_path: Path, log: io.StringIO, *, set_vocab=None, file_type=None) -> None:
+    """Run the converter's model class on model_dir; `set_vocab` replaces the family's vocabulary step
+    (default: none written), `file_type` the output type (default: all float32)."""
     import torch
 
     log_handler = logging.StreamHandler(log)
@@ -106,9 +108,9 @@ def _convert(cli, model_dir: Path, gguf_path: Path, log: io.StringIO) -> None:
                 cli.logger.error(f"Model {architecture} is not supported")
                 raise SystemExit(1) from None
             own = model_class.__dict__.get("set_vocab")
-            model_class.set_vocab = lambda self: None  # restored below
+            model_class.set_vocab = set_vocab or (lambda self: None)  # restored below
             try:
-                _write(cli, model_class, model_dir, gguf_path)
+                _write(cli, model_class, model_dir, gguf_path, file_type or cli.gguf.LlamaFileType.ALL_F32)
             finally:
                 if own is None:
                     del model_class.set_vocab
@@ -118,9 +120,9 @@ def _convert(cli, model_dir: Path, gguf_path: Path, log: io.StringIO) -> None:
         logging.getLogger().removeHandler(log_handler)
 
 
-def _write(cli, model_class, model_dir: Path, gguf_path: Path) -> None:
+def _write(cli, model_class, model_dir: Path, gguf_path: Path, file_type) -> None:
     instance = model_class(
-        model_dir, cli.gguf.LlamaFileType.ALL_F32, gguf_path,
+        model_dir, file_type, gguf_path,
         is_big_endian=False, use_temp_file=False, eager=False, metadata_override=None,
         model_name=None, split_max_tensors=0, split_max_size=0, dry_run=False,
         small_first_shard=False, remote_hf_model_id=None,
