@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 Env = dict[str, Any]
@@ -154,6 +154,10 @@ def _python(node: ast.AST, constants: dict[str, Any]) -> str:
     raise ExpressionError(f"not allowed in an entry expression: {ast.dump(node)[:60]}")
 
 
+def _read(name: str, env: Env) -> Any:
+    return env.get(name)
+
+
 @lru_cache(maxsize=None)
 def compile_expression(text: str) -> Callable[[Env], Any]:
     try:
@@ -162,6 +166,9 @@ def compile_expression(text: str) -> Callable[[Env], Any]:
         raise ExpressionError(f"{text!r}: {err.msg}") from None
     constants: dict[str, Any] = {}
     source = _python(tree.body, constants)
+    node = tree.body
+    if isinstance(node, ast.Name):  # most expressions: a key read as is, which needs no compiling
+        return partial(_read, node.id)
     # Compiled once per expression to one Python function: no tree of closures to walk at each evaluation.
     # Its globals hold only the language's helpers and constants; names come from env alone.
     return eval(f"lambda env: {source}", {"__builtins__": {}, **_NAMES, **constants})  # noqa: S307
