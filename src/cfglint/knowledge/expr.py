@@ -108,7 +108,9 @@ def _negative(value: Any) -> Any:
     return -value if _number(value) else None
 
 
-_NAMES = {**{f"_{name}": fn for name, fn in FUNCTIONS.items()}, "_arithmetic": _arithmetic, "_compare": _compare,
+# The compiled functions' globals: the language's functions under a prefix of their own (no clash with the
+# helpers, the operators or the constants `_c0`, `_c1`, ...).
+_NAMES = {**{f"_fn_{name}": fn for name, fn in FUNCTIONS.items()}, "_arithmetic": _arithmetic, "_compare": _compare,
           "_negative": _negative, "_get": _get}
 _OPERATOR_NAMES = {op: f"_op_{op.__name__}" for op in (*_BINARY, *_COMPARE)}
 _NAMES.update({_OPERATOR_NAMES[op]: fn for op, fn in (*_BINARY.items(), *_COMPARE.items())})
@@ -150,7 +152,7 @@ def _python(node: ast.AST, constants: dict[str, Any]) -> str:
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
         return f"_get({_python(node.value, constants)}, {node.slice.value!r})"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and not node.keywords:
-        return f"_{node.func.id}(" + ", ".join(_python(a, constants) for a in node.args) + ")"
+        return f"_fn_{node.func.id}(" + ", ".join(_python(a, constants) for a in node.args) + ")"
     raise ExpressionError(f"not allowed in an entry expression: {ast.dump(node)[:60]}")
 
 
