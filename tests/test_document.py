@@ -140,13 +140,15 @@ def _full_locate(doc, pointer):
         pointer = pointer.rsplit("/", 1)[0]
 
 
-def test_outline_locates_every_pointer_as_the_full_spans_do():
-    """locate() uses an outline that skips the elements of flat arrays; every pointer lands where it did."""
+def test_key_index_locates_every_pointer_as_the_full_spans_do():
+    """locate() reads an index of the keys alone; every pointer lands where the full spans put it."""
     configs = sorted(Path(__file__).resolve().parents[1].glob("samples/*/config.json"))
     texts = [c.read_text(encoding="utf-8") for c in configs] + [
         '{"a": [1, "x]", {"b": [2, []]}], "c": {"d": ["\\"[", 3]}, "e": []}',
         '[{"a": [1, 2]}, [3, [4]], "s"]',
         '\ufeff{"k": ["v", null, true], "o": {}}',
+        '{"a~b/c": {"\\u0041": 1, "x\\"y": [{"k": {"z": "\\":"}}, 2]}, "\\\\": {"q": 1}}',
+        ' \n [ ] ',
     ]
     checked = 0
     for text in texts:
@@ -155,10 +157,10 @@ def test_outline_locates_every_pointer_as_the_full_spans_do():
         pointers += [p + "/missing" for p in pointers] + [p + "/0" for p in pointers] + [p + "/7/x" for p in pointers]
         pointers += [p + suffix for p in pointers[:30] for suffix in ("/01", "/-1", "/\u00b2", "/", "/~1")]
         for pointer in pointers:
-            doc = parse(Path("config.json"), text.encode())  # fresh: the outline, not the full spans
+            doc = parse(Path("config.json"), text.encode())  # fresh: the key index, not the full spans
             assert doc.locate(pointer) == _full_locate(reference, pointer), (text[:40], pointer)
             checked += 1
     assert checked > 1000
-    outlined = parse(Path("config.json"), texts[0].encode())
-    outlined.locate("/model_type")
-    assert outlined._spans is None  # found without the full spans
+    indexed = parse(Path("config.json"), texts[0].encode())
+    indexed.locate("/model_type")
+    assert indexed._spans is None  # found without the full spans

@@ -63,8 +63,7 @@ class Document:
     # root takes its part of the other's spans.
     _spans: dict[str, Span] | None = None
     _within: tuple[Document, str] | None = None
-    _outline: dict[str, Span] | None = None  # see _index_for
-    _flat_arrays: set[str] = field(default_factory=set)  # arrays of scalars whose elements the outline skips
+    _keys: _KeyIndex | None = None  # see locate
 
     @property
     def spans(self) -> dict[str, Span]:
@@ -113,26 +112,19 @@ class Document:
 
     def locate(self, pointer: str) -> tuple[int, int]:
         """Where a pointer's key is written; for a missing key, its nearest existing parent."""
-        spans = self._index_for(pointer)
+        if self._spans is None and self._within is None and self.ok and self.data is not None:
+            if self._keys is None:
+                self._keys = _KeyIndex(self.text, 1 if self.bom else 0, self.data)
+            offset = self._keys.offset(pointer)
+            if offset is not None:
+                return self.position(offset)
         while True:
-            span = spans.get(pointer)
+            span = self.spans.get(pointer)
             if span is not None:
                 return self.position(span.key_start if span.key_start is not None else span.start)
             if pointer == "":
                 return 1, 1
             pointer = pointer.rsplit("/", 1)[0]
-
-    def _index_for(self, pointer: str) -> dict[str, Span]:
-        """The spans that locate `pointer` exactly: the outline (every member but the elements of arrays of
-        scalars, a few times cheaper to find, and all findings need) unless the pointer is in such an array
-        or the full spans are known."""
-        if self._spans is not None or self._within is not None or not (self.ok and self.data is not None):
-            return self.spans
-        if self._outline is None:
-            self._outline = _scan_spans(self.text, 1 if self.bom else 0, self._flat_arrays)
-        if any(pointer.startswith(flat + "/") for flat in self._flat_arrays):
-            return self.spans
-        return self._outline
 
     def line_text(self, line: int) -> str:
         self.position(0)
@@ -215,7 +207,6 @@ def _constant(name: str) -> Any:
 # json's parser accepted, so it need not validate anything.
 _STRING_TOKEN = r'"(?:[^"\\]|\\.)*"'
 _SCALAR_TOKEN = r'[^\s{}\[\],:"]+'
-_FLAT_ARRAY = r'\[(?:[^\[\]{}"]|' + _STRING_TOKEN + r')*\]'  # an array of scalars (json accepted the text)
 
 
 def _members(value: str) -> re.Pattern[str]:
@@ -228,7 +219,6 @@ def _members(value: str) -> re.Pattern[str]:
 
 
 _MEMBERS = _members(f"{_STRING_TOKEN}|{_SCALAR_TOKEN}")
-_OUTLINE = _members(f"{_STRING_TOKEN}|{_SCALAR_TOKEN}|{_FLAT_ARRAY}")  # a member's value may be a flat array
 
 
 def _fast_parse(text: str, start: int) -> Any:
@@ -246,15 +236,13 @@ def _fast_parse(text: str, start: int) -> Any:
     return data
 
 
-def _scan_spans(text: str, start: int, flat_arrays: set[str] | None = None) -> dict[str, Span]:
-    """Every member's span, in one pass over text json's parser accepted; with `flat_arrays`, an array of
-    scalars that is an object's member gets its own span but none for its elements, and is added to the set."""
+def _scan_spans(text: str, start: int) -> dict[str, Span]:
+    """Every member's span, in one pass over text json's parser accepted."""
     spans: dict[str, Span] = {}
-    members = _MEMBERS if flat_arrays is None else _OUTLINE
     span = tuple.__new__  # Span(...) without its Python-level __new__: configs have a span per member
     # One frame per open container: [its pointer, its start, next index (arrays) or None, its key start]
     stack: list[list] = []
-    for m in members.finditer(text, start):
+    for m in _MEMBERS.finditer(text, start):
         group = m.lastindex
         if group == 2 or group == 3:
             frame = stack[-1]
@@ -266,8 +254,6 @@ def _scan_spans(text: str, start: int, flat_arrays: set[str] | None = None) -> d
             pointer = frame[0] + "/" + key
             if group == 2:
                 spans[pointer] = span(Span, (m.start(1), m.start(2), m.end(2)))
-                if flat_arrays is not None and text[m.start(2)] == "[":
-                    flat_arrays.add(pointer)
             else:
                 stack.append([pointer, m.start(3), None if m.group(3) == "{" else 0, m.start(1)])
         elif group == 4:
@@ -286,6 +272,51 @@ def _scan_spans(text: str, start: int, flat_arrays: set[str] | None = None) -> d
             spans[f"{frame[0]}/{frame[2]}"] = span(Span, (None, m.start(), m.end()))
             frame[2] += 1
     return spans
+
+
+# Every string token, a key when a colon follows. Outside a string the next quote always opens one, so a
+# search from the start never lands inside a string.
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?')
+
+
+class _KeyIndex:
+    """Where each object member's key is written, without a span per member: in text json's parser accepted
+    without duplicate keys, the keys appear in the order a depth-first walk of the parsed value meets them,
+    so the n-th key token is the n-th key of the walk. Answers None (ask the full spans) for a pointer at or
+    below an array element, and for a text whose key count is not the walk's (never, but then it is safe)."""
+
+    def __init__(self, text: str, start: int, data: Any):
+        self.root = _WS.match(text, start).end()
+        self.ordinal: dict[str, int] = {}
+        self.arrays: set[str] = set()  # pointers whose value is an array
+        self._walk("", data)
+        offsets = [m.start() for m in _STRINGS.finditer(text, start) if m.lastindex]
+        self.offsets = offsets if len(offsets) == len(self.ordinal) else None
+
+    def _walk(self, pointer: str, value: Any) -> None:
+        stack = [(pointer, value, False)]
+        while stack:  # depth-first in document order: a key counts when it is reached, members pushed reversed
+            pointer, value, is_member = stack.pop()
+            if is_member:
+                self.ordinal[pointer] = len(self.ordinal)
+            if isinstance(value, dict):
+                stack.extend(reversed([(pointer + "/" + escape(k), v, True) for k, v in value.items()]))
+            elif isinstance(value, list):
+                self.arrays.add(pointer)
+                stack.extend(reversed([(f"{pointer}/{i}", v, False) for i, v in enumerate(value)]))
+
+    def offset(self, pointer: str) -> int | None:
+        if self.offsets is None:
+            return None
+        while pointer:
+            ordinal = self.ordinal.get(pointer)
+            if ordinal is not None:
+                return self.offsets[ordinal]
+            parent = pointer.rsplit("/", 1)[0]
+            if parent in self.arrays:
+                return None  # an element's span (or its nearest parent's) is the full spans' answer
+            pointer = parent
+        return self.root
 
 
 def _depth_over(data: Any) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 Env = dict[str, Any]
@@ -136,7 +136,9 @@ def _negative(value: Any) -> Any:
     return -value if _number(value) else None
 
 
-_NAMES = {**{f"_{name}": fn for name, fn in FUNCTIONS.items()}, "_arithmetic": _arithmetic, "_compare": _compare,
+# The compiled functions' globals: the language's functions under a prefix of their own (no clash with the
+# helpers, the operators or the constants `_c0`, `_c1`, ...).
+_NAMES = {**{f"_fn_{name}": fn for name, fn in FUNCTIONS.items()}, "_arithmetic": _arithmetic, "_compare": _compare,
           "_negative": _negative, "_get": _get}
 _OPERATOR_NAMES = {op: f"_op_{op.__name__}" for op in (*_BINARY, *_COMPARE)}
 _NAMES.update({_OPERATOR_NAMES[op]: fn for op, fn in (*_BINARY.items(), *_COMPARE.items())})
@@ -178,8 +180,12 @@ def _python(node: ast.AST, constants: dict[str, Any]) -> str:
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
         return f"_get({_python(node.value, constants)}, {node.slice.value!r})"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and not node.keywords:
-        return f"_{node.func.id}(" + ", ".join(_python(a, constants) for a in node.args) + ")"
+        return f"_fn_{node.func.id}(" + ", ".join(_python(a, constants) for a in node.args) + ")"
     raise ExpressionError(f"not allowed in an entry expression: {ast.dump(node)[:60]}")
+
+
+def _read(name: str, env: Env) -> Any:
+    return env.get(name)
 
 
 @lru_cache(maxsize=None)
@@ -190,6 +196,9 @@ def compile_expression(text: str) -> Callable[[Env], Any]:
         raise ExpressionError(f"{text!r}: {err.msg}") from None
     constants: dict[str, Any] = {}
     source = _python(tree.body, constants)
+    node = tree.body
+    if isinstance(node, ast.Name):  # most expressions: a key read as is, which needs no compiling
+        return partial(_read, node.id)
     # Compiled once per expression to one Python function: no tree of closures to walk at each evaluation.
     # Its globals hold only the language's helpers and constants; names come from env alone.
     return eval(f"lambda env: {source}", {"__builtins__": {}, **_NAMES, **constants})  # noqa: S307
