@@ -286,7 +286,8 @@ class _KeyIndex:
     below an array element, and for a text whose key count is not the walk's (never, but then it is safe)."""
 
     def __init__(self, text: str, start: int, data: Any):
-        self.root = _WS.match(text, start).end()
+        blank = _WS.match(text, start)  # matches everywhere, if only the empty string
+        self.root = blank.end() if blank is not None else start
         self.ordinal: dict[str, int] = {}
         self.arrays: set[str] = set()  # pointers whose value is an array
         self._walk("", data)

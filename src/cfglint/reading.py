@@ -21,7 +21,7 @@ KEYS = (
     "eos_token_id",
 )
 # What the non-Llama families add: local RoPE, partial rotary, windows, the attention scale and soft-capping.
-FAMILY_KEYS = (
+FAMILY_KEYS: tuple[str, ...] = (
     "rope_local_base_freq",
     "partial_rotary_factor",
     "sliding_window",

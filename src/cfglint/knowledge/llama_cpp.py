@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from cfglint.knowledge.transformers5 import MLA_SCALAR
+from cfglint.knowledge.deepseek import MLA_SCALAR
 from cfglint.knowledge.entry import REQUIRED, Check, Entry, Field, Source
 
 RUNTIME = "llama-cpp"
@@ -131,7 +131,7 @@ _NESTED = (
 
 _QWEN_TITLE = "llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) conversion/qwen.py"
 
-ENTRIES = (
+ENTRIES: tuple[Entry, ...] = (
     Entry(
         runtime=RUNTIME, family="qwen2", reader=READER, title=_QWEN_TITLE + " Qwen2Model",
         source=Source("ggml-org/llama.cpp", "conversion/qwen.py (+ src/llama-model.cpp)", REF),

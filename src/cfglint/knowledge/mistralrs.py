@@ -16,7 +16,7 @@ mistral.rs has its own `layers::Activation` (layers.rs:3128-3150), not candle_nn
 
 from __future__ import annotations
 
-from cfglint.knowledge import candle
+from cfglint.knowledge.deepseek import DEEPSEEK_V2_CHECKS, DEEPSEEK_V2_DERIVE, DEEPSEEK_V2_FIELDS
 from cfglint.knowledge.entry import Check, Entry, Source, fields
 
 _REPO = "EricLBuehler/mistral.rs"
@@ -82,7 +82,7 @@ _QWEN3_NOTE = (
     "iff tie_word_embeddings."
 )
 
-ENTRIES = (
+ENTRIES: tuple[Entry, ...] = (
     Entry(
         "mistralrs", "qwen2", "serde", "mistral.rs 0.9.5 models/qwen2.rs", _source("qwen2"),
         fields(vocab_size="usize", hidden_size="usize", intermediate_size="usize", num_hidden_layers="usize",
@@ -261,15 +261,15 @@ ENTRIES = (
     ),
 )
 
-# DeepSeek-V2 and V3: candle's structs and MLA with a quantization_config (see candle.DEEPSEEK_V2_FIELDS).
+# DeepSeek-V2 and V3: candle's structs and MLA with a quantization_config (cfglint.knowledge.deepseek).
 _DEEPSEEK_V2 = Entry(
     "mistralrs", "deepseek_v2", "serde", "mistral.rs 0.9.5 models/deepseek2.rs", _source("deepseek2"),
     # candle's DeepSeekV2Config with quantization_config between qk_nope_head_dim and n_group
-    {**{k: v for k, v in candle.DEEPSEEK_V2_FIELDS.items() if k not in ("n_group", "topk_group")},
+    {**{k: v for k, v in DEEPSEEK_V2_FIELDS.items() if k not in ("n_group", "topk_group")},
      **fields(quantization_config="option<json>", n_group="usize", topk_group="usize")},
-    derive=candle.DEEPSEEK_V2_DERIVE,
+    derive=DEEPSEEK_V2_DERIVE,
     rope="deepseek-yarn",  # layers.rs DeepSeekV2RotaryEmbedding, as candle's
-    checks=candle.DEEPSEEK_V2_CHECKS + (
+    checks=DEEPSEEK_V2_CHECKS + (
         # Observed with the 0.9.5 CPU wheel (tests/conformance/test_families.py): the model builds, and
         # its first forward fails whenever the value heads are narrower than the query/key heads, as in
         # every published DeepSeek-V2 (192 vs 128); with v_head_dim equal to them it runs.
@@ -286,7 +286,7 @@ _DEEPSEEK_V3 = Entry(
     "mistralrs", "deepseek_v3", "serde", "mistral.rs 0.9.5 models/deepseek3.rs", _source("deepseek3"),
     # DeepSeekV2Config's fields without norm_topk_prob; topk_method also takes noaux_tc, scoring_func sigmoid
     {k: v for k, v in _DEEPSEEK_V2.fields.items() if k != "norm_topk_prob"},
-    derive=candle.DEEPSEEK_V2_DERIVE,
+    derive=DEEPSEEK_V2_DERIVE,
     rope="deepseek-yarn",
     # serde's variant errors come first: topk_method and scoring_func are parsed before rope_scaling
     checks=(

@@ -11,6 +11,7 @@ derived value against the model transformers 5 builds.
 
 from __future__ import annotations
 
+from cfglint.knowledge.deepseek import MLA_SCALAR
 from cfglint.knowledge.entry import Entry, Source, fields
 
 
@@ -187,13 +188,6 @@ ENTRIES += (
 # DeepSeek's multi-head latent attention (MLA) and experts. head_dim is not reported: DeepseekV2Config sets it to
 # qk_rope_head_dim (the RoPE width) while the heads are qk_nope_head_dim + qk_rope_head_dim wide, so the MLA
 # keys (cfglint.reading.MLA_KEYS) say what each runtime builds. Every head has its own keys and values.
-# yarn_apply_mscale: qk_head_dim**-0.5 * yarn_get_mscale(factor, mscale_all_dim)**2 unless the RoPE type is default
-MLA_SCALAR = (
-    "mla_scalar(qk_nope_head_dim + qk_rope_head_dim, get(rope_scaling or rope_parameters, 'factor'),"
-    " get(rope_scaling or rope_parameters, 'mscale_all_dim')"
-    " if (get(rope_scaling or rope_parameters, 'rope_type') or get(rope_scaling or rope_parameters, 'type') or 'default')"
-    " != 'default' else 0)"
-)
 _MLA = {
     "qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim",
     "num_key_value_heads": "num_attention_heads",

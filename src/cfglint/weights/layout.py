@@ -60,11 +60,12 @@ class MlaShape:
 
     @classmethod
     def of(cls, values: dict[str, Any]) -> MlaShape | None:
-        numbers = [values.get(k) for k in ("qk_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank")]
+        numbers: list[Any] = [values.get(k) for k in ("qk_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank")]
         q_lora = values.get("q_lora_rank")
         if not all(type(v) is int and v >= 0 for v in numbers) or not (q_lora is None or (type(q_lora) is int and q_lora >= 0)):
             return None
-        return cls(*numbers, q_lora)
+        qk_head, rope, v_head, kv_lora = numbers
+        return cls(qk_head, rope, v_head, kv_lora, q_lora)
 
 
 @dataclass(frozen=True)
