@@ -84,7 +84,7 @@ def _blames(plan) -> dict[str, str]:
 
 def _fix(ctx, m):
     """A missing num_key_value_heads is the one shape key the weights pin down: k_proj rows / head_dim."""
-    head_dim = ctx.intent.values["head_dim"]
+    head_dim = ctx.intent.values.get("head_dim")  # None for latent attention (MLA keys instead)
     if not (m.name.endswith("self_attn.k_proj.weight") and "num_key_value_heads" not in ctx.config and m.axis is m.spec.axes[0]):
         return None
     rows = m.stored[0]

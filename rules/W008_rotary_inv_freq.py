@@ -40,7 +40,7 @@ def check(ctx):
     reactions = [reaction(plan, [], [n for n in names if n in plan.unused]) for plan in loading.consumers(ctx).values()]
     effects = [e for e in reactions if e is not None]
     message = f"the weights hold {len(names)} leftover rotary_emb.inv_freq tensor(s) ({some(names, 1)}); RoPE is computed from the config and their values are never used"
-    head_dim = ctx.intent.values["head_dim"]
+    head_dim = ctx.intent.values.get("head_dim")  # None for latent attention (MLA keys instead)
     sizes = {ctx.weights.tensors[n].shape for n in names}
     if isinstance(head_dim, int) and sizes != {(head_dim // 2,)}:
         message += f"; they are sized {' or '.join(str(list(s)) for s in sorted(sizes))}, not [{head_dim // 2}] for head_dim {head_dim}"

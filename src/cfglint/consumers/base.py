@@ -47,7 +47,7 @@ class View(Reading):
 def head_dim_mismatch(intent: Intent, hidden: int, heads: int, outcome: str) -> Failure | None:
     """Runtimes that derive head_dim as hidden/heads build q_proj for that many rows; a checkpoint made for
     an explicit, different head_dim then fails their shape check while the weights load."""
-    stored, derived = intent.values["head_dim"], hidden // heads
+    stored, derived = intent.values.get("head_dim"), hidden // heads
     if not isinstance(stored, int) or stored == derived:
         return None
     return Failure(

@@ -29,14 +29,16 @@ def gguf_checkout(remote: Remote) -> Checkout | None:
     names = sorted(s.rfilename for s in info.siblings or [] if s.rfilename.lower().endswith(".gguf"))
     if not names:
         return None
-    remote.commit = info.sha
-    read, skipped = [], []
+    commit = info.sha or ref.revision or "main"  # the Hub always answers a sha; the fallback is for typing
+    remote.commit = commit
+    read: list[str] = []
+    skipped: list[str] = []
     for name in names:
         (skipped if _not_a_model_header(name) else read).append(name)
     if skipped:
         remote.notes.append(Note(f"not read (a later shard or a multimodal projector): {', '.join(skipped)}", INFO))
-    checkout = Checkout(remote, base_model=base_model(ref.repo_id, info.sha))
-    checkout.ggufs = [_header(ref.repo_id, name, info.sha) for name in read]
+    checkout = Checkout(remote, base_model=base_model(ref.repo_id, commit))
+    checkout.ggufs = [_header(ref.repo_id, name, commit) for name in read]
     return checkout
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from cfglint.hub.refs import RepoRef
 
 if TYPE_CHECKING:
+    from cfglint.gguf.header import GgufHeader  # imports the gguf package: typing only
     from cfglint.weights import Weights
 
 ERROR, INFO = "error", "info"
@@ -47,7 +48,7 @@ class HubGguf:
     """One GGUF file of a repository: its header read by range requests (never the tensors), or why not."""
 
     name: str
-    header: object | None = None  # cfglint.gguf.header.GgufHeader
+    header: GgufHeader | None = None
     problem: str | None = None  # why the header is unreadable (a finding of the file, like a local one's)
     fetched: int = 0  # bytes of the file that were read
 

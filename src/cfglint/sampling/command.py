@@ -63,7 +63,8 @@ def run(path: str, consumers: list[str] | None, logits_file: str | None, logits_
         raise UsageError(f"{config_path}: not a readable config (run `cfglint check`)")
     generation = generation_module.load(doc)
     logits = _logits(config_path, logits_file, logits_json, prompt)
-    vocab = len(logits.vector) if logits else doc.data.get("vocab_size")
+    declared = doc.data.get("vocab_size")
+    vocab = len(logits.vector) if logits else declared if type(declared) is int else None
     report = Report(str(config_path), generation, [translate(generation, c, vocab) for c in chosen], logits, {})
     if logits is not None:
         from cfglint.sampling import measure
