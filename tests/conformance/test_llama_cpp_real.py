@@ -342,12 +342,6 @@ def _misfit_tensor(path: Path, kv_heads: int, head_dim: int) -> str | None:
     return None
 
 
-# Header predictions known to differ from real llama.cpp (asserted still to differ, so a fix flips them).
-KNOWN_WRONG_FROM_HEADER = {
-    "eot": "without tokenizer.ggml.eot_token_id, cfglint.gguf.runs predicts no end-of-turn token; llama.cpp takes the "
-           "first token whose text is one of its end-of-turn texts (llama-vocab.cpp load: <|endoftext|>, <|im_end|>, ...), "
-           "here <|endoftext|> 127 of the Qwen2 and Phi-3 files",
-}
 
 
 def _predicted_from_header(path: Path) -> dict:
@@ -405,18 +399,8 @@ def test_what_cfglint_predicts_from_the_header_alone_is_what_real_llama_cpp_runs
     assert result["outcome"] == "loads", result["message"]
     observed = _observed_hparams(result)
     differences = {k: (v, observed[k]) for k, v in predicted["hparams"].items() if observed[k] != v}
-    for key in KNOWN_WRONG_FROM_HEADER:
-        if key in differences:
-            assert differences.pop(key)[0] is None, key  # the known way it is wrong, no other
     assert not differences, (differences, result["values"]["print_info"])
 
-
-def test_the_known_wrong_header_predictions_are_still_wrong(ggufs, edited, loaded):
-    """Each KNOWN_WRONG_FROM_HEADER entry still disagrees with llama.cpp somewhere: a fix must remove it."""
-    for key in KNOWN_WRONG_FROM_HEADER:
-        wrong = [name for name, path in _every_file(ggufs, edited).items() if loaded[name]["outcome"] == "loads"
-                 and _predicted_from_header(path)["hparams"][key] != _observed_hparams(loaded[name])[key]]
-        assert wrong, f"{key} now matches llama.cpp everywhere: remove it from KNOWN_WRONG_FROM_HEADER"
 
 
 def test_real_mistral_rs_loads_and_refuses_the_ggufs_as_its_loader_data_says(ggufs, edited):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from cfglint.gguf import FILE_PLACEHOLDER
-from cfglint.gguf.runs import DEFAULT, DEFAULT_FREQ_BASE, REFUSED, Ran, Runs, finite
+from cfglint.gguf.runs import MLA_ARCHS, DEFAULT, DEFAULT_FREQ_BASE, REFUSED, Ran, Runs, finite
 from cfglint.reading import same, show
 
 # The GGUF architecture llama.cpp's converter writes for each family cfglint models (convert_hf_to_gguf.py,
@@ -19,13 +19,21 @@ from cfglint.reading import same, show
 ARCH_OF_FAMILY = {
     "llama": "llama", "mistral": "llama", "mixtral": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "gemma": "gemma",
     "gemma2": "gemma2", "gemma3_text": "gemma3", "phi3": "phi3", "qwen2_moe": "qwen2moe", "qwen3_moe": "qwen3moe",
-    "granite": "granite", "olmo2": "olmo2",
+    "granite": "granite", "olmo2": "olmo2", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2", "gpt_oss": "gpt-oss",
 }  # fmt: skip
 # The config key each dimension is converted from, per GGUF value (convert_hf_to_gguf.py set_gguf_parameters).
 DIMENSIONS = (
     ("block_count", "num_hidden_layers"), ("embedding_length", "hidden_size"), ("head_count", "num_attention_heads"),
     ("head_count_kv", "num_key_value_heads"), ("key_length", "head_dim"), ("value_length", "head_dim"),
     ("vocab_size", "vocab_size"),
+)  # fmt: skip
+# Under latent attention (runs.MLA_ARCHS) the per-head sizes replace key/value length and the kv head count:
+# (GGUF value, intent key, the config key a pointer names).
+MLA_DIMENSIONS = (
+    ("block_count", "num_hidden_layers", "num_hidden_layers"), ("embedding_length", "hidden_size", "hidden_size"),
+    ("head_count", "num_attention_heads", "num_attention_heads"), ("vocab_size", "vocab_size", "vocab_size"),
+    ("key_length_mla", "qk_head_dim", "qk_nope_head_dim"), ("value_length_mla", "v_head_dim", "v_head_dim"),
+    ("kv_lora_rank", "kv_lora_rank", "kv_lora_rank"), ("rope_dimension_count", "qk_rope_head_dim", "qk_rope_head_dim"),
 )  # fmt: skip
 EXPERTS = (("expert_count", ("num_local_experts", "num_experts")), ("expert_used_count", ("num_experts_per_tok",)))
 GENERATION_OF_SAMPLING = {"sampling.temp": "temperature", "sampling.top_k": "top_k", "sampling.top_p": "top_p",
@@ -185,21 +193,25 @@ def _context(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Diffe
             yield Difference("context-length", f"{context.key} is {show(context.value)}, but the config's max_position_embeddings is {show(want)}: llama.cpp sizes its default context and YaRN's range from the file",
                              context.key, source.pointer("max_position_embeddings"), _or(set_metadata(context, want)), error=False)
             return
+    if source is not None:  # the file says what its config says: a config's own inconsistency is not the conversion's
+        return
     original = runs.get("rope_original_context")
     if original is not None and original.origin != "derived" and isinstance(original.value, int) and isinstance(context.value, int) and context.value < original.value:
         yield Difference("context-length", f"{context.key} {context.value} is below the RoPE scaling's original context {original.value} ({original.key}): the file claims less context than the model was trained on",
-                         context.key, source.pointer("max_position_embeddings") if source else "", RECONVERT, error=False)
+                         context.key, "", RECONVERT, error=False)
 
 
 def _dimensions(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Difference]:
     if source is not None:
-        for name, key in DIMENSIONS:
+        mla = runs.architecture in MLA_ARCHS
+        dimensions = MLA_DIMENSIONS if mla else tuple((name, key, key) for name, key in DIMENSIONS)
+        for name, key, written in dimensions:
             ran, want = runs.get(name), source.values.get(key)
             if ran is None or ran.value is None or not isinstance(want, int) or isinstance(want, bool):
                 continue
             if ran.value != want:
                 yield Difference("dimensions", f"{ran.key}: llama.cpp runs {name.replace('_', ' ')} {_ran(runs, name)}, but the config's {key} is {want}",
-                                 ran.key, source.pointer(key), RECONVERT)
+                                 ran.key, source.pointer(written), RECONVERT)
         for name, keys in EXPERTS:
             expert = runs.get(name)
             written = next((k for k in keys if k in source.values), None)
@@ -211,8 +223,12 @@ def _dimensions(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Di
 
 def _against_tensors(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Difference]:
     """The head counts and lengths llama.cpp derives must match the stored projections, or it refuses to load."""
-    q, k = tensors.get("blk.0.attn_q.weight"), tensors.get("blk.0.attn_k.weight")
-    checks = ((q, "head_count", "key_length"), (k, "head_count_kv", "key_length"))
+    if runs.architecture in MLA_ARCHS:  # queries per head at the MLA size; keys and values come from the latent
+        q = tensors.get("blk.0.attn_q.weight", tensors.get("blk.0.attn_q_b.weight"))
+        checks = ((q, "head_count", "key_length_mla"),)
+    else:
+        q, k = tensors.get("blk.0.attn_q.weight"), tensors.get("blk.0.attn_k.weight")
+        checks = ((q, "head_count", "key_length"), (k, "head_count_kv", "key_length"))
     for tensor, heads_name, length_name in checks:
         heads, length = runs.get(heads_name), runs.get(length_name)
         if tensor is None or heads is None or length is None or len(tensor.shape) != 2:

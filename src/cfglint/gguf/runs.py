@@ -32,7 +32,14 @@ ARCH_ATTENTION: dict[str, dict[str, Any]] = {
     "gemma2": {"sliding_window": 4096, "attn_softcapping": 50.0, "final_softcapping": 30.0},
     "gemma3": {"sliding_window": 0, "attn_softcapping": None, "final_softcapping": 0.0},
     "olmo2": {"sliding_window": 0, "attn_softcapping": None, "final_softcapping": None},
+    # openai-moe.cpp: `ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW, hparams.n_swa)` (required), every other layer
+    # sliding (load_swa_pattern(ml, 2)), the sliding layers' base optional (the global one when absent).
+    "gpt-oss": {"sliding_window": REFUSED, "attn_softcapping": None, "final_softcapping": None},
 }
+# Multi-head latent attention (src/models/deepseek2.cpp): the converter writes the absorbed form as
+# key_length (kv_lora_rank + qk_rope_head_dim), value_length (kv_lora_rank) and head_count_kv 1, and the
+# per-head sizes as key_length_mla / value_length_mla (optional: 0 means key_length / value_length).
+MLA_ARCHS = frozenset({"deepseek2"})
 # load_arch_tensors: `output.weight` is always the token embedding (gemma, gemma2: TENSOR_DUPLICATED),
 # optional (TENSOR_NOT_REQUIRED: absent, the token embedding is reused) or required (absent: llama.cpp
 # refuses). Other architectures are not modelled: no tied_output value.
@@ -44,6 +51,10 @@ SPECIAL_DEFAULTS: dict[str, dict[str, int | None]] = {"llama": {"bos": 1, "eos":
 # llama-vocab.cpp (load): tokens with these texts end generation whatever the keys say (special_eog_ids),
 # as do the eos, eot and eom ids. One list with the stop-token readings (cfglint.stops.runtimes).
 EOG_TEXTS = frozenset(LLAMA_CPP_EOG_TEXTS)
+# llama-vocab.cpp (load): without tokenizer.ggml.eot_token_id, the end-of-turn token is the first token with one
+# of these texts that its token_to_id hash map yields; one such token is predictable, several are not.
+EOT_TEXTS = frozenset({"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+                       "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>"})
 SAMPLING_KEYS = {
     "temp": Keys.General.SAMPLING_TEMP, "top_k": Keys.General.SAMPLING_TOP_K, "top_p": Keys.General.SAMPLING_TOP_P,
     "min_p": Keys.General.SAMPLING_MIN_P, "penalty_repeat": Keys.General.SAMPLING_PENALTY_REPEAT,
@@ -106,6 +117,11 @@ def runs_of(header: GgufHeader) -> Runs:
     read("value_length", Keys.Attention.VALUE_LENGTH, head_dim, DERIVED)
     read("rope_dimension_count", Keys.Rope.DIMENSION_COUNT, values["key_length"].value, DERIVED)
     read("norm_rms_eps", Keys.Attention.LAYERNORM_RMS_EPS, origin=REFUSED)
+    if arch in MLA_ARCHS:
+        read("kv_lora_rank", Keys.Attention.KV_LORA_RANK, origin=REFUSED)
+        read("q_lora_rank", Keys.Attention.Q_LORA_RANK, 0)
+        read("key_length_mla", Keys.Attention.KEY_LENGTH_MLA, values["key_length"].value, DERIVED)
+        read("value_length_mla", Keys.Attention.VALUE_LENGTH_MLA, values["value_length"].value, DERIVED)
     read("rope_freq_base", Keys.Rope.FREQ_BASE, DEFAULT_FREQ_BASE)
     _rope_scaling(values, read, key, header)
     read("expert_count", Keys.LLM.EXPERT_COUNT, 0)
@@ -114,7 +130,11 @@ def runs_of(header: GgufHeader) -> Runs:
     if not attention:
         values["sliding_window"] = Ran(0, key(Keys.Attention.SLIDING_WINDOW), FIXED)
     else:
-        read("sliding_window", Keys.Attention.SLIDING_WINDOW, attention["sliding_window"])
+        window = attention["sliding_window"]
+        if window == REFUSED:
+            read("sliding_window", Keys.Attention.SLIDING_WINDOW, origin=REFUSED)
+        else:
+            read("sliding_window", Keys.Attention.SLIDING_WINDOW, window)
         base_swa = values["rope_freq_base"].value if arch != "gemma3" else 10000.0  # llama-hparams.h: 10000.0f
         read("rope_freq_base_swa", Keys.Rope.FREQ_BASE_SWA, base_swa, DERIVED if arch != "gemma3" else DEFAULT)
         for name, template in (("attn_softcapping", Keys.LLM.ATTN_LOGIT_SOFTCAPPING), ("final_softcapping", Keys.LLM.FINAL_LOGIT_SOFTCAPPING)):
@@ -161,9 +181,14 @@ def _vocabulary(values: dict[str, Ran], header: GgufHeader) -> None:
             values[f"{name}_token_id"] = Ran(_scalar(meta[k]), k, FILE)
         else:
             values[f"{name}_token_id"] = Ran(defaults.get(name), k, DEFAULT)
+    texts = list(tokens) if isinstance(tokens, GgufArray) and tokens.item_type.name == "STRING" else None
+    if texts is not None and Keys.Tokenizer.EOT_ID not in meta:
+        found = [i for i, text in enumerate(texts) if text in EOT_TEXTS]
+        if len(found) == 1:
+            values["eot_token_id"] = Ran(found[0], Keys.Tokenizer.EOT_ID, DERIVED)
     stops = {v for n in ("eos", "eot", "eom") if isinstance(v := values[f"{n}_token_id"].value, int)}
-    if isinstance(tokens, GgufArray) and tokens.item_type.name == "STRING":
-        stops |= {i for i, text in enumerate(tokens) if text in EOG_TEXTS}
+    if texts is not None:
+        stops |= {i for i, text in enumerate(texts) if text in EOG_TEXTS}
     values["end_of_generation"] = Ran(sorted(stops), Keys.Tokenizer.EOS_ID, DERIVED)
 
 
