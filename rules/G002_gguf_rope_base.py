@@ -13,7 +13,7 @@ A SmolLM2 GGUF without `llama.rope.freq_base`, beside a config with `rope_parame
 No automatic fix (a GGUF is never rewritten): reconvert with a converter that reads `rope_parameters`, or set the key with the gguf package's `gguf_set_metadata` (the finding gives the key and value).
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G002"
 NAME = "gguf-rope-base"

@@ -13,7 +13,7 @@ A Llama 3.1 config with `rope_type: llama3, factor: 8` and a GGUF without `rope_
 No automatic fix: reconvert with a current converter.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G003"
 NAME = "gguf-rope-scaling"

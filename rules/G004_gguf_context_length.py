@@ -13,7 +13,7 @@ llama.cpp, Ollama and LM Studio size their default context window, and YaRN its 
 No automatic fix: reconvert, or `gguf_set_metadata` with the key and value in the finding.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G004"
 NAME = "gguf-context-length"

@@ -13,7 +13,7 @@ A `qwen2` GGUF compared with a Llama config.
 No fix: compare with the right config (`--against`), or reconvert.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G005"
 NAME = "gguf-architecture"

@@ -13,7 +13,7 @@ A GGUF without `llama.attention.key_length` for a config with `head_dim: 128`, `
 No automatic fix: reconvert.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G006"
 NAME = "gguf-dimensions"

@@ -13,7 +13,7 @@ A different epsilon changes every normalised activation slightly; the logits dri
 No automatic fix: reconvert, or `gguf_set_metadata` with the key and value in the finding.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G007"
 NAME = "gguf-norm-eps"

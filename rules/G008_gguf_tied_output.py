@@ -13,7 +13,7 @@ A GGUF without `output.weight` for a config with `tie_word_embeddings: false`.
 No automatic fix: reconvert.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G008"
 NAME = "gguf-tied-output"

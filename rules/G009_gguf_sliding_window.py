@@ -13,7 +13,7 @@ A Gemma 2 GGUF with `gemma2.attention.sliding_window` 8192 for a config with `sl
 No automatic fix: reconvert, or `gguf_set_metadata` with the key and value in the finding.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G009"
 NAME = "gguf-sliding-window"

@@ -13,7 +13,7 @@ A Gemma 2 GGUF with `gemma2.final_logit_softcapping` 30 for a config with `final
 No automatic fix: reconvert, or `gguf_set_metadata` with the key and value in the finding.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G010"
 NAME = "gguf-softcapping"

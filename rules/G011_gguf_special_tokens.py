@@ -13,7 +13,7 @@ With the wrong EOS, generation runs on past the answer or stops early; with the 
 No automatic fix: `gguf_set_metadata` (or `gguf_new_metadata --special-token`) with the key and id.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G011"
 NAME = "gguf-special-tokens"

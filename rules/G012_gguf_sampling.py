@@ -13,7 +13,7 @@ A user of llama.cpp gets other defaults than a user of transformers.
 No automatic fix: `gguf_set_metadata` with the key and value in the finding.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G012"
 NAME = "gguf-sampling"

@@ -18,7 +18,7 @@ A GGUF with `llama.embedding_length` 5120, `llama.attention.head_count` 32 and
 No fix: the file is right; run it with llama.cpp or a candle loader that reads the key length.
 """
 
-from cfglint.gguf.findings import checker
+from cfglint.gguf import checker
 
 CODE = "G013"
 NAME = "gguf-candle-head-dim"

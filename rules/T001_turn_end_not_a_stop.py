@@ -27,7 +27,6 @@ generation_config.json, which `cfglint fix` does not write: the fix is shown onl
 """
 
 from cfglint.diagnostics import Applicability, Finding, Fix
-from cfglint.stops.findings import config_eos_fix, runs_on, said, token
 
 CODE = "T001"
 NAME = "turn-end-not-a-stop"
@@ -37,6 +36,7 @@ SEVERITY = "error"
 def check(ctx):
     if (stops := ctx.stops) is None:
         return
+    from cfglint.stops.findings import config_eos_fix, runs_on, said, token
     missing = stops.missing_turn_end()
     if not missing:
         return

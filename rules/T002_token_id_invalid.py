@@ -20,7 +20,6 @@ No fix: which id was meant cannot be told from the files.
 """
 
 from cfglint.diagnostics import Effect, Finding, Severity
-from cfglint.stops.findings import ids_of
 
 CODE = "T002"
 NAME = "token-id-invalid"
@@ -30,6 +29,7 @@ SEVERITY = "error"
 def check(ctx):
     if (stops := ctx.stops) is None:
         return
+    from cfglint.stops.findings import ids_of
     inputs = stops.inputs
     size = inputs.vocab_size
     written = [("config.json", ctx.at("eos_token_id"), inputs.config_eos)]

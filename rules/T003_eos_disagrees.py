@@ -19,7 +19,6 @@ No fix: which file is right is the model author's call.
 """
 
 from cfglint.diagnostics import Effect, Finding
-from cfglint.stops.findings import said, token
 
 CODE = "T003"
 NAME = "eos-disagrees"
@@ -29,6 +28,7 @@ SEVERITY = "warning"
 def check(ctx):
     if (stops := ctx.stops) is None:
         return
+    from cfglint.stops.findings import said, token
     files = stops.files
     in_config = files.special("eos_token", map_wins=False)
     in_map = files.special_map and files.special("eos_token")

@@ -19,7 +19,6 @@ No fix: choosing a pad token (an unused added token) changes the tokenizer.
 """
 
 from cfglint.diagnostics import Effect, Finding
-from cfglint.stops.findings import token
 
 CODE = "T004"
 NAME = "pad-is-eos"
@@ -29,6 +28,7 @@ SEVERITY = "info"
 def check(ctx):
     if (stops := ctx.stops) is None:
         return
+    from cfglint.stops.findings import token
     files = stops.files
     pad_id = files.vocabulary.id_of(files.special("pad_token"))
     if pad_id is None:

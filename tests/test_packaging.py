@@ -30,11 +30,12 @@ def test_check_imports_no_heavy_module():
 LOADED = """
 import json, sys
 from cfglint.cli import main
-from cfglint.consumers import mlx_lm
 code = main(["check", *sys.argv[2:], "--format", "json"])
+schemas = sys.modules.get("cfglint.consumers.llama_schemas.mlx_lm")
 print(json.dumps({
     "loaded": sorted(m for m in json.loads(sys.argv[1]) if m in sys.modules),
-    "schema_built": bool(mlx_lm.ModelArgs.__pydantic_complete__),
+    "schema_built": schemas is not None and bool(schemas.ModelArgs.__pydantic_complete__),
+    "families": sorted({m for m in sys.modules if m.startswith(("cfglint.consumers.llama_schemas.", "cfglint.stops"))}),
 }))
 """
 # Imported only when a file needs them: the safetensors header reader and the loading model (weights
@@ -51,7 +52,11 @@ def _loaded(*args: str) -> dict:
 
 
 def test_check_defers_what_a_plain_config_does_not_need():
-    assert _loaded("samples/llama-3.2-1b-tf5") == {"loaded": [], "schema_built": False}
+    llama = _loaded("samples/llama-3.2-1b-tf5")
+    assert llama["loaded"] == [] and llama["schema_built"] is False
+    # The Llama profiles' schemas are for Llama files, the stop-token analysis for directories with tokenizer files.
+    assert _loaded("samples/qwen2.5-0.5b-instruct-tf5")["families"] == []
+    assert "cfglint.stops" in _loaded("samples/stops-qwen2.5-0.5b-instruct")["families"]
 
 
 def test_check_loads_what_a_model_directory_needs(tmp_path):

@@ -3,8 +3,8 @@
 A rule is one small module (yamllint's shape): a docstring that is its documentation, `CODE`, `NAME`,
 `SEVERITY`, and `check(ctx)` yielding Findings. Built-in rules live in the top-level rules/ folder of the
 source tree and ship inside the package as cfglint/rules. Every rule module is loaded on every run, so a
-rule whose helpers only matter for some files (the weights rules) imports them inside `check`, after the
-test that returns early for other files.
+rule whose helpers only matter for some files (the weights and stop-token rules) imports them inside
+`check`, after the test that returns early for other files.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.reading import same
+from cfglint.tokenizer_names import NAMES as TOKENIZER_FILES
 
 if TYPE_CHECKING:
     from cfglint.generation import Generation
@@ -77,6 +78,8 @@ class Context:
     @cached_property  # the stop-token rules share one reading of the tokenizer files and one render
     def stops(self) -> Stops | None:
         """Each runtime's stop tokens and the chat template's end of turn (None outside a model directory)."""
+        if self.listing is None or not any(name in self.listing for name in TOKENIZER_FILES):
+            return None  # what analyse answers too, without importing the analysis
         from cfglint.stops import analyse
 
         return analyse(self)

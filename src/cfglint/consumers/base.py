@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from cfglint.reading import Reading
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from cfglint.document import Document
     from cfglint.intent import Intent
     from cfglint.knowledge.entry import Entry
@@ -76,6 +79,13 @@ class Consumer:
     source: ClassVar[str]  # upstream repository, path and tag or commit the profile encodes
 
     runtime: ClassVar[str]  # how the runtime names itself in messages ("candle 0.11")
+    schema_ref: ClassVar[str]  # its Llama schema, "module:class" in cfglint.consumers.llama_schemas
+
+    @property
+    def schema(self) -> type[BaseModel]:
+        """The pydantic schema of the Llama profile, imported on first use."""
+        module, _, name = self.schema_ref.partition(":")
+        return getattr(importlib.import_module(f"cfglint.consumers.llama_schemas.{module}"), name)
 
     def read(self, doc: Document, intent: Intent) -> View:
         """The hand-written Llama profile."""

@@ -14,9 +14,7 @@ the flags say, so from the config alone they read as meant.
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from cfglint.consumers.base import Consumer, Failure, View, llama3_scaling
 from cfglint.consumers.python_reader import unreadable
@@ -26,19 +24,6 @@ from cfglint.reading import DEFAULT, FIXED
 
 THETA_ALIASES = ("global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base")
 
-
-class Hparams(BaseModel):
-    """The hparams the converter reads for a Llama model."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)  # a schema only (`cfglint schema`): the reader is plain Python
-    rope_parameters: Optional[dict] = None
-    rope_scaling: Optional[dict] = None
-    rope_theta: Optional[Any] = None
-    original_max_position_embeddings: Optional[int] = None
-    head_dim: Optional[int] = None
-    num_key_value_heads: Optional[int] = None
-    max_position_embeddings: Optional[int] = None
-    rms_norm_eps: Optional[float] = None
 
 
 def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str]:
@@ -77,7 +62,7 @@ class LlamaCpp(Consumer):
     runtime = "llama.cpp's converter"
     title = "llama.cpp convert_hf_to_gguf (llama-cpp-python 0.3.36) + runtime"
     source = "ggml-org/llama.cpp conversion/base.py, conversion/llama.py, src/llama-model.cpp (llama-cpp-python 0.3.36 sdist)"
-    schema = Hparams
+    schema_ref = "llama_cpp:Hparams"
 
     def read(self, doc: Document, intent: Intent) -> View:
         view = View(consumer=self.name)

@@ -13,9 +13,7 @@ config that the installed transformers (5.x, mlx-lm's own dependency) refuses fa
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from cfglint.consumers.base import Consumer, Failure, View, llama3_scaling
 from cfglint.consumers.python_reader import take, unreadable
@@ -26,27 +24,6 @@ from cfglint.reading import DEFAULT, DERIVED, FIXED
 REQUIRED = ("model_type", "hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads", "rms_norm_eps", "vocab_size")
 SUPPORTED = {"default", "linear", "dynamic", "llama3", "yarn", "deepseek_yarn", "telechat3-yarn", "longrope", "proportional", "mrope"}
 
-
-class ModelArgs(BaseModel):
-    """`ModelArgs` fields in declaration order; the dataclass accepts any type."""
-
-    model_config = ConfigDict(extra="ignore", defer_build=True)  # a schema only (`cfglint schema`): the reader is plain Python
-    model_type: Any
-    hidden_size: Any
-    num_hidden_layers: Any
-    intermediate_size: Any
-    num_attention_heads: Any
-    rms_norm_eps: Any
-    vocab_size: Any
-    head_dim: Optional[Any] = None
-    max_position_embeddings: Optional[Any] = None
-    num_key_value_heads: Optional[Any] = None
-    attention_bias: Any = False
-    mlp_bias: Any = False
-    rope_theta: Any = 10000
-    rope_traditional: Any = False
-    rope_scaling: Optional[dict] = None
-    tie_word_embeddings: Any = True
 
 
 def scaling_as_built(scaling: Any) -> tuple[dict | None, str | None]:
@@ -97,7 +74,7 @@ class MlxLm(Consumer):
     runtime = "mlx-lm 0.32"
     title = "mlx-lm 0.32 models/llama.py"
     source = "ml-explore/mlx-lm mlx_lm/models/llama.py, models/rope_utils.py, utils.py @ d78bf58e"
-    schema = ModelArgs
+    schema_ref = "mlx_lm:ModelArgs"
 
     def read(self, doc: Document, intent: Intent) -> View:
         view = View(consumer=self.name)
@@ -138,7 +115,7 @@ class MlxLm(Consumer):
             view.set("eos_token_id", eos, "generation_config.json")
         else:
             take(view, data, "eos_token_id", None)
-        view.ignored = [k for k in data if k not in ModelArgs.model_fields]
+        view.ignored = [k for k in data if k not in self.schema.model_fields]
         return view
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:

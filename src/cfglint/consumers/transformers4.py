@@ -8,9 +8,7 @@ per-type validators raise KeyError for missing required keys. `rope_parameters` 
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, take, unreadable
@@ -27,28 +25,6 @@ REQUIRED = {
     "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
 }
 
-
-class LlamaConfig(BaseModel):
-    """The keyword arguments of 4.x `LlamaConfig.__init__` and their defaults; any type is accepted."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)  # a schema only (`cfglint schema`): the reader is plain Python
-    vocab_size: Any = 32000
-    hidden_size: Any = 4096
-    intermediate_size: Any = 11008
-    num_hidden_layers: Any = 32
-    num_attention_heads: Any = 32
-    num_key_value_heads: Any = None
-    hidden_act: Any = "silu"
-    max_position_embeddings: Any = 2048
-    rms_norm_eps: Any = 1e-6
-    bos_token_id: Any = 1
-    eos_token_id: Any = 2
-    tie_word_embeddings: Any = False
-    rope_theta: Any = 10000.0
-    rope_scaling: Optional[Any] = None
-    attention_bias: Any = False
-    mlp_bias: Any = False
-    head_dim: Any = None
 
 
 def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | None, str | None]:
@@ -77,7 +53,7 @@ class Transformers4(Consumer):
     runtime = "transformers 4.57"
     title = "transformers 4.46-4.57 LlamaConfig"
     source = "transformers 4.57.6 models/llama/configuration_llama.py, modeling_rope_utils.py"
-    schema = LlamaConfig
+    schema_ref = "transformers4:LlamaConfig"
 
     def read(self, doc: Document, intent: Intent) -> View:
         view = View(consumer=self.name)

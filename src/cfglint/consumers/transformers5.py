@@ -8,10 +8,6 @@ head_dim above 4 is refused). What it reads when it accepts the file is the inte
 
 from __future__ import annotations
 
-from typing import Optional, Union
-
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt
-
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, unreadable
 from cfglint.document import Document
@@ -28,31 +24,12 @@ REQUIRED = {
 }
 
 
-class LlamaConfig(BaseModel):
-    """The typed fields of the 5.x dataclass (huggingface_hub strict validation)."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)  # built on the first Llama file, not at start
-    vocab_size: StrictInt = 32000
-    hidden_size: StrictInt = 4096
-    intermediate_size: StrictInt = 11008
-    num_hidden_layers: StrictInt = 32
-    num_attention_heads: StrictInt = 32
-    num_key_value_heads: Optional[StrictInt] = None
-    hidden_act: str = "silu"
-    max_position_embeddings: StrictInt = 2048
-    rms_norm_eps: Union[StrictFloat, StrictInt] = 1e-6
-    bos_token_id: Optional[StrictInt] = 1
-    eos_token_id: Optional[Union[StrictInt, list[StrictInt]]] = 2
-    tie_word_embeddings: StrictBool = False
-    rope_parameters: Optional[dict] = None
-    attention_bias: StrictBool = False
-    mlp_bias: StrictBool = False
-    head_dim: Optional[StrictInt] = None
-
 
 def refusal(data: dict) -> tuple[str, str] | None:
     """(message, pointer) of the first check transformers 5 fails, or None."""
     from pydantic import ValidationError
+
+    from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
 
     try:
         LlamaConfig.model_validate(data)
@@ -79,7 +56,7 @@ class Transformers5(Consumer):
     runtime = "transformers 5"
     title = "transformers 5.x LlamaConfig (the reference)"
     source = "transformers 5.24.0 models/llama/configuration_llama.py, modeling_rope_utils.py"
-    schema = LlamaConfig
+    schema_ref = "transformers5:LlamaConfig"
 
     def read(self, doc: Document, intent: Intent) -> View:
         return self._intent_unless_refused(doc, intent, lambda: refusal(doc.data))

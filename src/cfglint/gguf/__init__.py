@@ -9,6 +9,20 @@ FILE_PLACEHOLDER = "{gguf}"  # in a finding's fix text: replaced by the GGUF fil
 INSTALL_HINT = "checking a GGUF file needs the gguf package: pip install 'hf-cfglint[gguf]'"
 
 
+def checker(topic: str):
+    """A GGUF rule's `check`: the findings of its topic. The findings module is imported for a GGUF target
+    only, since every rule is loaded on every run."""
+
+    def check(ctx):
+        if ctx.gguf is None:
+            return iter(())
+        from cfglint.gguf.findings import findings
+
+        return findings(ctx, topic)
+
+    return check
+
+
 def gguf_available() -> bool:
     import importlib.util
 

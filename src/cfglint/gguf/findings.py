@@ -29,11 +29,6 @@ def findings(ctx, topic: str) -> Iterator[Finding]:
                           gguf_key=difference.gguf_key)
 
 
-def checker(topic: str):
-    """A GGUF rule's `check`: the findings of its topic."""
-    return lambda ctx: findings(ctx, topic)
-
-
 def lint(ctx, rules, display: str) -> list[Diagnostic]:
     """Like engine.lint, located by the GGUF key: line 1, column 1 of the file, the key in `gguf_key`, the
     source config (whose JSON Pointer is `pointer`) in `config`."""

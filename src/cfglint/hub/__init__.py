@@ -6,9 +6,13 @@ imported only once a target is a repository, by `fetch` and `cache`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cfglint.errors import UsageError
 from cfglint.hub.refs import RepoRef, parse
-from cfglint.hub.remote import Checkout, Note, Remote
+
+if TYPE_CHECKING:
+    from cfglint.hub.remote import Checkout, Note, Remote
 
 RULE = "H001"  # the rule that reports what could not be read from a repository
 DEFAULT_JOBS = 8
@@ -35,7 +39,18 @@ def checkouts(args: list[str], revision: str | None = None, jobs: int = DEFAULT_
     return {arg: fetched[ref] for arg, ref in refs.items()}
 
 
+def __getattr__(name: str):
+    """Checkout, Note and Remote, imported on first use: a check of local files never needs them."""
+    if name in ("Checkout", "Note", "Remote"):
+        from cfglint.hub import remote
+
+        return getattr(remote, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _abandoned(ref: RepoRef, seconds: float) -> Checkout:
+    from cfglint.hub.remote import Checkout, Note, Remote
+
     message = f"the Hub did not finish answering within {seconds:g} s (--hub-timeout); nothing was checked"
     return Checkout(Remote(ref, notes=[Note(message)]))
 

@@ -22,13 +22,8 @@ from typing import Any, Collection
 
 from cfglint import document
 from cfglint.document import Document
+from cfglint.tokenizer_names import NAMES, SPECIAL_TOKENS_MAP, TEMPLATE_FILE, TEMPLATE_JSON, TOKENIZER, TOKENIZER_CONFIG
 
-TOKENIZER_CONFIG = "tokenizer_config.json"
-SPECIAL_TOKENS_MAP = "special_tokens_map.json"
-TOKENIZER = "tokenizer.json"
-TEMPLATE_FILE = "chat_template.jinja"
-TEMPLATE_JSON = "chat_template.json"
-NAMES = (TOKENIZER_CONFIG, SPECIAL_TOKENS_MAP, TOKENIZER, TEMPLATE_FILE, TEMPLATE_JSON)
 
 READ_LIMIT = 8 * 1024 * 1024  # of tokenizer.json: added_tokens comes first; the vocabulary is not needed
 TEMPLATE_LIMIT = 1024 * 1024  # a chat template is a few kilobytes

@@ -1,0 +1,29 @@
+"""transformers 5's `LlamaConfig`, as a pydantic schema (see cfglint.consumers.transformers5 for its source)."""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt
+
+
+class LlamaConfig(BaseModel):
+    """The typed fields of the 5.x dataclass (huggingface_hub strict validation)."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)  # built on the first Llama file, not at start
+    vocab_size: StrictInt = 32000
+    hidden_size: StrictInt = 4096
+    intermediate_size: StrictInt = 11008
+    num_hidden_layers: StrictInt = 32
+    num_attention_heads: StrictInt = 32
+    num_key_value_heads: Optional[StrictInt] = None
+    hidden_act: str = "silu"
+    max_position_embeddings: StrictInt = 2048
+    rms_norm_eps: Union[StrictFloat, StrictInt] = 1e-6
+    bos_token_id: Optional[StrictInt] = 1
+    eos_token_id: Optional[Union[StrictInt, list[StrictInt]]] = 2
+    tie_word_embeddings: StrictBool = False
+    rope_parameters: Optional[dict] = None
+    attention_bias: StrictBool = False
+    mlp_bias: StrictBool = False
+    head_dim: Optional[StrictInt] = None
