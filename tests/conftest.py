@@ -66,3 +66,33 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.runtimes)
         if where.startswith(FUZZ_TESTS):
             item.add_marker(pytest.mark.fuzz)
+
+
+# Real llama.cpp is compiled on a machine's first run (minutes, tests/conformance/llama_cpp_runtime.py). When
+# its tests are collected, the build starts in the background at once and they run last, so the compiler
+# works beside the rest of the suite; the tests themselves wait for it under the build's file lock.
+LLAMA_CPP_TESTS = "tests/conformance/test_llama_cpp_real.py"
+
+
+def pytest_collection_finish(session):
+    """After deselection (`-m "not runtimes"` builds nothing)."""
+    items = session.items
+    last = [item for item in items if _where(item) == LLAMA_CPP_TESTS]
+    if not last:
+        return
+    items[:] = [item for item in items if _where(item) != LLAMA_CPP_TESTS] + last
+    import threading
+
+    from tests.conformance.llama_cpp_runtime import ensure_wheel
+
+    def build() -> None:
+        try:
+            ensure_wheel()
+        except Exception:  # noqa: BLE001 - the tests call ensure_wheel again and report the failure themselves
+            pass
+
+    threading.Thread(target=build, name="llama.cpp build", daemon=True).start()
+
+
+def _where(item) -> str:
+    return Path(str(item.fspath)).relative_to(ROOT).as_posix()
