@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cfglint.reading import Reading
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from cfglint.document import Document
     from cfglint.intent import Intent
     from cfglint.knowledge.entry import Entry
@@ -82,8 +80,9 @@ class Consumer:
     schema_ref: ClassVar[str]  # its Llama schema, "module:class" in cfglint.consumers.llama_schemas
 
     @property
-    def schema(self) -> type[BaseModel]:
-        """The pydantic schema of the Llama profile, imported on first use."""
+    def schema(self) -> Any:
+        """The pydantic schema of the Llama profile, imported on first use (a BaseModel subclass; typed Any
+        because each profile reads the fields of its own)."""
         module, _, name = self.schema_ref.partition(":")
         return getattr(importlib.import_module(f"cfglint.consumers.llama_schemas.{module}"), name)
 

@@ -214,10 +214,10 @@ def _dimensions(runs: Runs, tensors: dict, source: Source | None) -> Iterator[Di
                                  ran.key, source.pointer(written), RECONVERT)
         for name, keys in EXPERTS:
             expert = runs.get(name)
-            written = next((k for k in keys if k in source.values), None)
-            if expert is not None and written is not None and isinstance(source.values[written], int) and expert.value != source.values[written]:
-                yield Difference("dimensions", f"{expert.key}: llama.cpp runs {name.replace('_', ' ')} {_ran(runs, name)}, but the config's {written} is {source.values[written]}",
-                                 expert.key, source.pointer(written), RECONVERT)
+            count_key = next((k for k in keys if k in source.values), None)
+            if expert is not None and count_key is not None and isinstance(source.values[count_key], int) and expert.value != source.values[count_key]:
+                yield Difference("dimensions", f"{expert.key}: llama.cpp runs {name.replace('_', ' ')} {_ran(runs, name)}, but the config's {count_key} is {source.values[count_key]}",
+                                 expert.key, source.pointer(count_key), RECONVERT)
     yield from _against_tensors(runs, tensors, source)
 
 
@@ -225,7 +225,7 @@ def _against_tensors(runs: Runs, tensors: dict, source: Source | None) -> Iterat
     """The head counts and lengths llama.cpp derives must match the stored projections, or it refuses to load."""
     if runs.architecture in MLA_ARCHS:  # queries per head at the MLA size; keys and values come from the latent
         q = tensors.get("blk.0.attn_q.weight", tensors.get("blk.0.attn_q_b.weight"))
-        checks = ((q, "head_count", "key_length_mla"),)
+        checks: tuple[tuple[Any, str, str], ...] = ((q, "head_count", "key_length_mla"),)
     else:
         q, k = tensors.get("blk.0.attn_q.weight"), tensors.get("blk.0.attn_k.weight")
         checks = ((q, "head_count", "key_length"), (k, "head_count_kv", "key_length"))
