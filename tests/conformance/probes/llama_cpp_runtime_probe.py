@@ -126,6 +126,7 @@ def _hparams(llama_cpp, model, info: dict[str, str]) -> dict:
         "bos": llama_cpp.llama_vocab_bos(vocab),
         "eos": llama_cpp.llama_vocab_eos(vocab),
         "eot": llama_cpp.llama_vocab_eot(vocab),
+        "eog": [i for i in range(llama_cpp.llama_vocab_n_tokens(vocab)) if llama_cpp.llama_vocab_is_eog(vocab, i)],
         # Only printed in the load log:
         "freq_base_train": _number(info.get("freq_base_train"), float),
         "freq_base_swa": _number(info.get("freq_base_swa"), float),
