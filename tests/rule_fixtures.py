@@ -82,6 +82,7 @@ FIXTURES: dict[str, dict] = {
     "G013": {"config": tiny(head_dim=32), "gguf": {"model.gguf": {"attention__key_length": 32, "attention__value_length": 32,
              "tensors": {"blk.0.attn_q.weight": np.zeros((128, 64), np.float32), "blk.0.attn_k.weight": np.zeros((64, 64), np.float32)}}},
              "expect": [("G013", "")]},
+    "G014": {"config": tiny(), "gguf": {"model.gguf": {"general__name": "Mistral-7B-v0.1", "rope__dimension_count": 16}}, "expect": [("G014", "")]},
     "H001": {"target": "hf://cfglint-test/absent", "expect": [("H001", "")]},
     "J001": {"config": '{"hidden_size": 576,}\n', "expect": [("J001", "")]},
     "J002": {"config": '{"model_type": "llama", "rope_theta": 10000.0, "rope_theta": 100000.0}\n', "expect": [("J002", "/rope_theta")]},

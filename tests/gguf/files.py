@@ -82,6 +82,7 @@ def tiny_kv(arch: str = "llama") -> dict[str, Any]:
         f"{arch}.context_length": 2048, f"{arch}.embedding_length": 64, f"{arch}.block_count": 1,
         f"{arch}.feed_forward_length": 128, f"{arch}.attention.head_count": 4, f"{arch}.attention.head_count_kv": 2,
         f"{arch}.attention.key_length": 16, f"{arch}.attention.value_length": 16, f"{arch}.rope.freq_base": 100000.0,
+        f"{arch}.rope.dimension_count": 16,
         f"{arch}.attention.layer_norm_rms_epsilon": 1e-5, f"{arch}.vocab_size": 32, "tokenizer.ggml.model": "llama",
         "tokenizer.ggml.tokens": TOKENS, "tokenizer.ggml.bos_token_id": (1, T.UINT32), "tokenizer.ggml.eos_token_id": (2, T.UINT32),
     }  # fmt: skip

@@ -69,11 +69,12 @@ class GgufTarget:
     def differences(self):
         if self.runs is None or self.later_shard:
             return []
-        from cfglint.gguf import candle
+        from cfglint.gguf import candle, loaders
         from cfglint.gguf.compare import differences
 
         assert self.header is not None
-        return differences(self.runs, self.header.tensors, self.source) + list(candle.differences(self.runs))
+        return [*differences(self.runs, self.header.tensors, self.source), *candle.differences(self.runs),
+                *loaders.differences(self.header)]
 
 
 def load(path: Path, against: Path | None = None) -> GgufTarget:
