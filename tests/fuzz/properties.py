@@ -130,7 +130,9 @@ def transformers5_reading(directory: Path) -> dict | None:
     if not _modeling_reads_eos(config.model_type):
         reading.pop("eos_token_id", None)
     eos = generation.eos_token_id
-    reading["generate_eos"] = sorted(set(eos if isinstance(eos, list) else [] if eos is None else [eos]), key=repr)
+    ids = eos if isinstance(eos, list) else [] if eos is None else [eos]
+    # as a set of texts: a fuzzed generation config may hold lists or objects where ids belong
+    reading["generate_eos"] = sorted({json.dumps(i, sort_keys=True, default=repr) for i in ids})
     _drop_legacy_type(reading.get("rope_parameters"))
     return json.loads(json.dumps(reading, default=repr))  # compared as text: NaN != NaN
 

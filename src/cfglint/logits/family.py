@@ -46,7 +46,11 @@ _DIRECT = (
     "embedding_multiplier",
     "residual_multiplier",
     "logits_scaling",
+    "num_experts_per_tok",
 )
+# Read by the modeling code straight from the config (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock, ...: the
+# router's top_k), where the transformers 5 profile states no value of its own.
+_FROM_CONFIG = ("num_experts_per_tok",)
 # What "the runtime has no such feature" is worth for a key a profile may leave out.
 _NEUTRAL = {"partial_rotary_factor": 1.0}
 # RoPE types whose frequencies depend on the trained context length.
@@ -119,6 +123,9 @@ def _config_for(reference: Mapping[str, Any], values: Mapping[str, Any]) -> tupl
     """The transformed config and what transformers 5 computes with for it."""
     config = transformed_config(reference, values)
     built = _read_back(config)
+    for key in _FROM_CONFIG:
+        if built.get(key) is None and key in config:
+            built[key] = config[key]
     window = reference.get("sliding_window")
     if config.get("sliding_window") is None and window is not None and _no_sliding_layer(built):
         # Gemma 2 builds a sliding mask even when no layer uses it, and needs a window to build it with: the
@@ -141,7 +148,9 @@ def _absent_means_none(key: str, value: Any, built: Mapping[str, Any]) -> bool:
 
 def _unsaid(values: Mapping[str, Any], built: Mapping[str, Any]) -> list[str]:
     """Keys a profile leaves out whose value the reference computes with: the reading would be a guess."""
-    out = [key for key in FAMILY_KEYS if key not in values and not _absent_means_none(key, built.get(key), built)]
+    # A _FROM_CONFIG key a profile leaves out is the file's own value, which the reference config carries.
+    out = [key for key in FAMILY_KEYS
+           if key not in values and key not in _FROM_CONFIG and not _absent_means_none(key, built.get(key), built)]
     scaling = values.get("rope_scaling") or {}
     if "max_position_embeddings" not in values and scaling.get("rope_type", scaling.get("type")) in _NEEDS_CONTEXT:
         out.append("max_position_embeddings")

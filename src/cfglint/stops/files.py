@@ -194,7 +194,7 @@ def _template(files: TokenizerFiles) -> None:
     if value is None and TEMPLATE_JSON in files.present:
         value, origin = _object(files, TEMPLATE_JSON)[1].get("chat_template"), TEMPLATE_JSON
     if isinstance(value, list):  # named templates: generate() and apply_chat_template use "default"
-        named = {t.get("name"): t.get("template") for t in value if isinstance(t, dict)}
+        named = {t["name"]: t.get("template") for t in value if isinstance(t, dict) and isinstance(t.get("name"), str)}
         value = named.get("default")
     if value is None:
         return
