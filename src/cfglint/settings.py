@@ -180,23 +180,29 @@ def _strings(table: dict, key: str, source: Path) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _load_toml(path: Path) -> dict:
+def _read_bytes(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as err:
+        raise UsageError(f"{path}: {err.strerror or err}") from None
+
+
+def _load_toml(path: Path, raw: bytes | None = None) -> dict:
     # Imported here: most runs find no configuration file to parse.
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10: the same parser, as a package (a conditional dependency)
         import tomli as tomllib
+    raw = _read_bytes(path) if raw is None else raw
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as err:
         raise UsageError(f"{path}: invalid TOML: {err}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path}: invalid TOML: not valid UTF-8") from None
     except RecursionError:  # tomllib parses nested arrays and inline tables recursively
         raise UsageError(f"{path}: invalid TOML: nested too deeply") from None
-    except OSError as err:
-        raise UsageError(f"{path}: {err.strerror or err}") from None
 
 
 class Finder:
@@ -244,7 +250,10 @@ def _settings_in(directory: Path) -> Settings | None:
         return parse(_load_toml(dedicated), dedicated, FILE_NAME)
     pyproject = directory / PYPROJECT
     if pyproject.is_file():
-        tool = _load_toml(pyproject).get("tool", {})
+        raw = _read_bytes(pyproject)
+        if b"cfglint" not in raw:  # no [tool.cfglint] can be written without the name: not parsed at all
+            return None
+        tool = _load_toml(pyproject, raw).get("tool", {})
         if isinstance(tool, dict) and "cfglint" in tool:
             return parse(tool["cfglint"], pyproject, "[tool.cfglint]")
     return None
