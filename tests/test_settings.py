@@ -64,14 +64,28 @@ def test_pyproject_without_the_table_is_skipped_and_search_goes_on_upwards(proje
     assert codes(findings) == ["D001"]
 
 
-@pytest.mark.parametrize("text", ['[project]\nname = "x"\n[tool.ruff\n', '[tool]\n"cfglint" = {ignore = ["R001"]}\n'])
-def test_a_pyproject_is_parsed_only_when_it_names_cfglint(project, capsys, text):
-    """A project's own pyproject.toml, even a broken one, is none of cfglint's business unless it says
-    "cfglint" (any spelling of the table does): the first is skipped, the second applies."""
+APPLIES = [
+    '[tool.cfglint]\nignore = ["R001"]\n',
+    '[ tool . "cfglint" ]\nignore = ["R001"]\n',
+    '[project]\nname = "x"\n\n[tool]\ncfglint = {ignore = ["R001"]}\n',
+    '[tool]\n"cfglint".ignore = ["R001"]\n',
+    'tool.cfglint.ignore = ["R001"]\n',
+    "tool = { cfglint = { ignore = ['R001'] } }\n",
+]
+SKIPPED = [
+    '[project]\nname = "x"\n[tool.ruff\n',  # broken, and not cfglint's
+    '[project]\nname = "hf-cfglint"  # cfglint = x\n[project.scripts]\ncfglint = "cfglint.cli:run"\n[tool.x\n',
+]
+
+
+@pytest.mark.parametrize("text", APPLIES + SKIPPED)
+def test_a_pyproject_is_parsed_only_when_it_may_hold_the_table(project, capsys, text):
+    """A project's own pyproject.toml, even a broken one, is none of cfglint's business unless it can hold
+    tool.cfglint (each TOML spelling of the table is read)."""
     model = project.add_model(TF5, "repo/models/smol")
     (project / "repo" / "pyproject.toml").write_text(text)
     code, findings, err = check(capsys, model)
-    assert err == "" and sorted(codes(findings)) == (["D001", "R001"] if "ruff" in text else ["D001"])
+    assert err == "" and sorted(codes(findings)) == (["D001"] if text in APPLIES else ["D001", "R001"])
 
 
 def test_dedicated_file_wins_over_pyproject_in_the_same_folder(project, capsys):

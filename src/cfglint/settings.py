@@ -243,6 +243,26 @@ class Finder:
         return found
 
 
+# Where TOML can open the tool.cfglint table: a [tool.cfglint...] header, a tool.cfglint dotted key, an inline
+# `tool = {cfglint = ...}`, or a cfglint key under a bare [tool] header. A file none of these match cannot
+# configure cfglint (short of unicode escapes in a quoted key), so it is not parsed: a plain check then
+# never imports the TOML parser, and a broken pyproject.toml of someone else's tools is none of its business.
+_TOOL, _CFGLINT = rb"""["']?tool["']?""", rb"""["']?cfglint["']?"""
+_TABLE = re.compile(rb"(?m)^[ \t]*\[\[?[ \t]*" + _TOOL + rb"[ \t]*\.[ \t]*" + _CFGLINT + rb"[ \t\r]*(?:[.\]]|$)")  # a broken header too
+_DOTTED = re.compile(rb"(?m)^[ \t]*" + _TOOL + rb"[ \t]*\.[ \t]*" + _CFGLINT + rb"[ \t]*[.=]")
+_INLINE = re.compile(rb"(?m)^[ \t]*" + _TOOL + rb"[ \t]*=[ \t]*\{.*cfglint")
+_BARE_TOOL = re.compile(rb"(?m)^[ \t]*\[[ \t]*" + _TOOL + rb"[ \t]*\]")
+_KEY = re.compile(rb"(?m)^[ \t]*" + _CFGLINT + rb"[ \t]*[.=]")
+
+
+def _may_configure_cfglint(raw: bytes) -> bool:
+    if b"cfglint" not in raw:
+        return False
+    if _TABLE.search(raw) or _DOTTED.search(raw) or _INLINE.search(raw):
+        return True
+    return _BARE_TOOL.search(raw) is not None and _KEY.search(raw) is not None
+
+
 def _settings_in(directory: Path) -> Settings | None:
     """A directory's own settings: .cfglint.toml first, then a pyproject.toml that has [tool.cfglint]."""
     dedicated = directory / FILE_NAME
@@ -251,7 +271,7 @@ def _settings_in(directory: Path) -> Settings | None:
     pyproject = directory / PYPROJECT
     if pyproject.is_file():
         raw = _read_bytes(pyproject)
-        if b"cfglint" not in raw:  # no [tool.cfglint] can be written without the name: not parsed at all
+        if not _may_configure_cfglint(raw):  # a project's own pyproject.toml, not parsed at all
             return None
         tool = _load_toml(pyproject, raw).get("tool", {})
         if isinstance(tool, dict) and "cfglint" in tool:
