@@ -1,0 +1,98 @@
+"""The serde reader's fast path (plain Python type checks) against the pydantic path it stands in for.
+
+For every serde entry (candle's and mistral.rs' families), random configs mixing values serde takes and
+values it refuses: whenever the fast path decides, its fields (values and their Python types) or its
+missing-field error are exactly what the pydantic model and the serde translation give; when it does not
+decide, pydantic refuses a value.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cfglint import knowledge
+from cfglint.consumers.base import Failure
+from cfglint.consumers.serde import deserialize
+from cfglint.document import parse
+from cfglint.readers.serde_reader import accepted, model_of
+
+ENTRIES = [e for runtime in ("candle", "mistralrs") for e in knowledge.entries(runtime).values()]
+
+EDGE_INTS = st.sampled_from([0, 1, -1, 2**32 - 1, 2**32, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30, 10**309, -(10**309)])
+SCALARS = st.one_of(
+    st.none(), st.booleans(), EDGE_INTS, st.integers(-10, 10**7),
+    st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["silu", "gelu", "gelu_pytorch_tanh", "swiglu", "x", ""]),
+)
+VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(st.sampled_from(["a", "type"]), SCALARS, max_size=2))
+
+
+def typed(value):
+    """A value with the types of everything in it, so 1 and 1.0 (and True) differ."""
+    if isinstance(value, list):
+        return ("list", [typed(v) for v in value])
+    if isinstance(value, dict):
+        return ("dict", {k: typed(v) for k, v in value.items()})
+    return (type(value).__name__, value)
+
+
+def valid(type_name: str, runtime: str):
+    """Values serde takes for a field type (ints for floats too, as serde_json does)."""
+    if type_name.startswith("option<"):
+        return st.one_of(st.none(), valid(type_name[7:-1], runtime))
+    unsigned = st.one_of(st.integers(0, 2**32 - 1), st.sampled_from([0, 2**32 - 1]))
+    return {
+        "usize": st.one_of(unsigned, st.just(2**64 - 1)),
+        "u32": unsigned,
+        "f32": st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-(2**40), 2**40)),
+        "f64": st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-(2**40), 2**40)),
+        "bool": st.booleans(),
+        "json": VALUES,
+        "eos": st.one_of(unsigned, st.lists(unsigned, max_size=3)),
+        "activation": st.sampled_from([a for a in knowledge.module(runtime).ACTIVATIONS]),
+    }[type_name]
+
+
+@st.composite
+def configs(draw, entry):
+    """Each field absent, a value of its type, or (now and then) any value at all."""
+    data = {}
+    for name, spec in entry.fields.items():
+        choice = draw(st.integers(0, 9))
+        if choice == 0:
+            continue
+        data[name] = draw(VALUES if choice == 1 else valid(spec.type, entry.runtime))
+    return data
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.runtime}-{e.family}")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_fast_path_decides_as_pydantic_does(entry, data):
+    config = data.draw(configs(entry))
+    doc = parse(Path("config.json"), json.dumps(config).encode())
+    fast = accepted(entry, doc)
+    slow = deserialize(model_of(entry), doc)
+    if fast is None:
+        assert isinstance(slow, Failure) and slow.kind != "missing", (config, slow)
+    elif isinstance(fast, Failure):
+        assert isinstance(slow, Failure) and (fast.message, fast.pointer, fast.kind) == (slow.message, slow.pointer, slow.kind)
+    else:
+        assert not isinstance(slow, Failure), slow
+        assert typed(fast) == typed({name: getattr(slow, name) for name in entry.fields})
+
+
+def test_a_clean_file_is_read_without_building_a_model():
+    """The published Qwen2.5 config as both runtimes take it: no pydantic model is built for it."""
+    from cfglint.readers import serde_reader
+
+    doc = parse(Path("config.json"), (Path(__file__).parents[2] / "samples/qwen2.5-0.5b-instruct/config.json").read_bytes())
+    entry = knowledge.entry("candle", "qwen2")
+    serde_reader._MODELS.pop((entry.runtime, entry.family), None)
+    fields = accepted(entry, doc)
+    assert isinstance(fields, dict) and fields["rope_theta"] == 1000000.0
+    assert serde_reader.parse(entry, doc) == fields and (entry.runtime, entry.family) not in serde_reader._MODELS
