@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class Severity(str, Enum):
@@ -25,8 +25,7 @@ class Applicability(str, Enum):
     DISPLAY = "display-only"
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """A JSON-level change: set (add or replace) or remove the member at pointer."""
 
     op: str  # "set" | "remove"
@@ -40,8 +39,7 @@ class Edit:
         return out
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(NamedTuple):
     message: str
     applicability: Applicability
     edits: tuple[Edit, ...]
@@ -54,8 +52,7 @@ class Fix:
         }
 
 
-@dataclass(frozen=True)
-class Effect:
+class Effect(NamedTuple):
     """What one consumer does about the problem: the value it uses, or how it fails."""
 
     consumer: str
@@ -67,8 +64,7 @@ class Effect:
         return {"consumer": self.consumer, "outcome": self.outcome, "value": self.value, "detail": self.detail}
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """What a rule yields; the engine adds the code, severity and location."""
 
     message: str
@@ -77,6 +73,7 @@ class Finding:
     fix: Fix | None = None
     severity: Severity | None = None  # overrides the rule's default when set
     offset: int | None = None  # for problems located by offset rather than pointer (syntax)
+    key: str = ""  # where a target JSON Pointers do not address has it: a GGUF file's metadata key
 
 
 @dataclass(frozen=True)

@@ -28,21 +28,18 @@ class Span(NamedTuple):
     end: int
 
 
-@dataclass(frozen=True)
-class Duplicate:
+class Duplicate(NamedTuple):
     pointer: str  # the member's pointer; the document keeps the last occurrence
     earlier: tuple[Span, ...]
 
 
-@dataclass(frozen=True)
-class Literal:
+class Literal(NamedTuple):
     pointer: str
     text: str  # NaN, Infinity or -Infinity
     offset: int
 
 
-@dataclass(frozen=True)
-class SyntaxProblem:
+class SyntaxProblem(NamedTuple):
     """Why the bytes are not a JSON document; offset is in characters when the text decoded."""
 
     message: str

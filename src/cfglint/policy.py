@@ -6,7 +6,7 @@ same findings: a suppressed finding is neither reported nor fixed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from typing import Iterable
 
@@ -63,7 +63,7 @@ class Policy:
         for rule in self.rules:
             if rule.code == UNUSED_SUPPRESSION:
                 # C001's check also takes the suppressions; Rule.check declares the signature every rule shares.
-                unused_rule = replace(rule, check=partial(rule.check, suppressions=tuple(applied)))  # type: ignore[call-arg]
+                unused_rule = rule._replace(check=partial(rule.check, suppressions=tuple(applied)))  # type: ignore[call-arg]
             else:
                 out.append(_wrapped(rule, applied, self.severity(rule.code)))
         if unused_rule is not None:
@@ -84,9 +84,9 @@ def _wrapped(rule: Rule, applied: list[Applied], severity: Severity | None) -> R
             for a in hits:
                 a.used = True
             if not hits:
-                yield finding if severity is None else replace(finding, severity=severity)
+                yield finding if severity is None else finding._replace(severity=severity)
 
-    return replace(rule, check=check)
+    return rule._replace(check=check)
 
 
 def plugin_rules(settings: Settings, builtin: list[Rule]) -> list[Rule]:

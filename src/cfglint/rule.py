@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple, TYPE_CHECKING
 
 from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
@@ -114,8 +114,7 @@ def fails(name: str, view: View) -> Effect:
     return Effect(name, view.outcome, None, view.failure.message)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     severity: Severity

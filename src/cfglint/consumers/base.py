@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, NamedTuple, TYPE_CHECKING
 
 from cfglint.reading import Reading
 
@@ -16,8 +16,7 @@ if TYPE_CHECKING:
 LOADS, ERROR, PANIC, NOT_APPLICABLE = "loads", "error", "panic", "not-applicable"
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(NamedTuple):
     """Why a consumer will not load the model, in the runtime's own words where it has them."""
 
     message: str

@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from typing import Iterator
 
 from cfglint.diagnostics import Applicability, Diagnostic, Finding, Fix, Severity
 from cfglint.gguf import FILE_PLACEHOLDER
-
-
-@dataclass(frozen=True)
-class GgufFinding(Finding):
-    gguf_key: str = ""
 
 
 def findings(ctx, topic: str) -> Iterator[Finding]:
@@ -25,8 +19,8 @@ def findings(ctx, topic: str) -> Iterator[Finding]:
             continue
         text = difference.fix.replace(FILE_PLACEHOLDER, shlex.quote(str(target.path)))
         fix = Fix(text, Applicability.DISPLAY, ()) if text else None
-        yield GgufFinding(difference.message, difference.pointer, (), fix, None if difference.error else Severity.WARNING,
-                          gguf_key=difference.gguf_key)
+        yield Finding(difference.message, difference.pointer, (), fix, None if difference.error else Severity.WARNING,
+                      key=difference.gguf_key)
 
 
 def lint(ctx, rules, display: str) -> list[Diagnostic]:
@@ -37,7 +31,7 @@ def lint(ctx, rules, display: str) -> list[Diagnostic]:
     out = []
     for rule in rules:
         for finding in rule.check(ctx):
-            key = getattr(finding, "gguf_key", "")
+            key = finding.key
             out.append(Diagnostic(
                 code=rule.code, name=rule.name, severity=finding.severity or rule.severity, message=finding.message,
                 path=display, line=1, column=1, pointer=finding.pointer, effects=finding.effects, fix=finding.fix,

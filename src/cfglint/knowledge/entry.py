@@ -16,7 +16,7 @@ Field types, as the reader understands them:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class _Required:
@@ -27,8 +27,7 @@ class _Required:
 REQUIRED: Any = _Required()
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """Where the knowledge comes from: repository, path(s), tag or commit; and what checks it."""
 
     repo: str
@@ -40,14 +39,12 @@ class Source:
         return f"{self.repo} {self.path} @ {self.ref}"
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     type: str = "any"
     default: Any = REQUIRED
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     """A refusal after a clean parse: when `when` is true, the runtime stops with `message`."""
 
     when: str  # expression over the parsed fields

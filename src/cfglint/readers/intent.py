@@ -120,7 +120,6 @@ def _per_layer_type(intent: Intent, entry: Any, config: dict) -> None:
 
 def rebased(reading: Any, root: str) -> Any:
     """A reading of the object at `root`, its pointers made absolute (a multimodal file's text model)."""
-    from dataclasses import replace
 
     def absolute(pointer: str) -> str:  # values copied from the intent are absolute already
         return root + pointer if pointer.startswith("/") and not pointer.startswith(root + "/") else pointer
@@ -130,5 +129,5 @@ def rebased(reading: Any, root: str) -> Any:
         reading.rope_pointer = root + reading.rope_pointer
     failure = getattr(reading, "failure", None)
     if failure is not None:
-        reading.failure = replace(failure, pointer=absolute(failure.pointer) if failure.pointer else root)
+        reading.failure = failure._replace(pointer=absolute(failure.pointer) if failure.pointer else root)
     return reading
