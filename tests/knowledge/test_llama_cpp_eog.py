@@ -42,6 +42,13 @@ def test_end_leaves_the_set_when_calls_and_flush_are_in_it():
     assert ids(eog(["<|end|>", "<|calls|>", "<|flush|>"])) == [1, 2]
 
 
+def test_either_call_token_counts_with_return_or_flush():
+    # llama-vocab.cpp sets one has_call for <|call|> and <|calls|>, so the pairs mix too
+    assert ids(eog(["<|end|>", "<|return|>", "<|calls|>"])) == [1, 2]
+    assert ids(eog(["<|end|>", "<|call|>", "<|flush|>"])) == [1, 2]
+    assert ids(eog(["<|end|>", "<|return|>", "<|flush|>"])) == [0, 1, 2]  # no call token: <|end|> stays
+
+
 def test_a_key_that_names_end_is_dropped_with_it():
     # eos by key and the text both give id 0; the workaround removes the id, whatever put it in the set
     assert ids(eog(["<|end|>", "<|return|>", "<|call|>"], eos=0)) == [1, 2]

@@ -33,8 +33,9 @@ FIM_TEXTS = {
 }
 # The workarounds: the token with the first text leaves the set when the set also holds every text of one
 # of the groups (o200k_harmony and solar-open: <|end|>; gemma4 and plamo: </s>). Of several ids with that
-# text, the last in id order leaves (special_eog_ids is a std::set).
-DROPPED = (("<|end|>", ({"<|return|>", "<|call|>"}, {"<|calls|>", "<|flush|>"})),
+# text, the last in id order leaves (special_eog_ids is a std::set). For <|end|>, llama.cpp's condition is
+# `(has_return && has_call) || (has_call && has_flush)` with has_call either of <|call|> and <|calls|>.
+DROPPED = (("<|end|>", ({"<|return|>", "<|call|>"}, {"<|return|>", "<|calls|>"}, {"<|call|>", "<|flush|>"}, {"<|calls|>", "<|flush|>"})),
            ("</s>", ({"<|tool_response>"}, {"<|plamo:eos|>"})))
 # The kinds of tokenizer.ggml.<kind>_token_id whose id is in the set.
 SPECIAL_KINDS = ("eos", "eot", "eom", "fim_pad", "fim_rep", "fim_sep")
