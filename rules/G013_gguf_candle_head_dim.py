@@ -21,10 +21,12 @@ No fix: the file is right; run it with llama.cpp or a candle loader that reads t
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G013"
 NAME = "gguf-candle-head-dim"
 SEVERITY = "error"
+TARGETS = (GGUF,)
 
 
 check = checker("candle-head-dim")

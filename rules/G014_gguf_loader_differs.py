@@ -14,10 +14,12 @@ No fix: the file is what llama.cpp needs; run it with llama.cpp, or give mistral
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G014"
 NAME = "gguf-loader-differs"
 SEVERITY = "error"
+TARGETS = (GGUF,)
 
 
 check = checker("loader-differs")

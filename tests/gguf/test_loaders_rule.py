@@ -76,3 +76,17 @@ def test_a_loader_that_reads_the_key_length_gives_no_g013_and_requires_it_when_a
     found = _codes(_write(tmp_path / "absent.gguf", "qwen3"), capsys)
     # candle's quantized_qwen3 reads qwen3.attention.key_length with md_get (required); llama.cpp derives it
     assert [code for code, _ in found] == ["G014"] and "candle (quantized_qwen3.rs at 0.11.0) refuses the file: it requires qwen3.attention.key_length" in found[0][1], found
+
+
+@pytest.mark.parametrize(("runtimes", "expected"), [
+    ([], {("G013", "candle"), ("G014", "mistral.rs")}),
+    (["-r", "llama-cpp"], set()),
+    (["-r", "candle"], {("G013", "candle")}),
+    (["--runtime", "mistralrs", "-r", "llama-cpp"], {("G014", "mistral.rs")}),
+])  # fmt: skip
+def test_loader_findings_follow_the_runtime_selection(tmp_path, capsys, runtimes, expected):
+    # candle derives head size 16 where the file states 32; mistral.rs refuses a llama file named Mistral...
+    path = _write(tmp_path / "model.gguf", "llama", name="Mistral-7B-Instruct-v0.3", **{"attention.key_length": 32, "rope.dimension_count": 32})
+    main(["check", str(path), "--isolated", "--format", "json", *runtimes])
+    found = json.loads(capsys.readouterr().out or "[]")
+    assert {(f["code"], f["message"].split("'")[0].split(" ")[0]) for f in found if f["code"] in ("G013", "G014")} == expected, found

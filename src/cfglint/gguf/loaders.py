@@ -35,7 +35,8 @@ def differences(header: GgufHeader) -> Iterator[Difference]:
         who = f"{RUNTIME_NAMES.get(loader.runtime, loader.runtime)} ({module} at {loader.source.ref[:12]})"
         refused = refusal(loader, metadata)
         if refused:
-            yield Difference("loader-differs", f"{who} refuses the file: it {refused}; llama.cpp loads it", "general.name")
+            yield Difference("loader-differs", f"{who} refuses the file: it {refused}; llama.cpp loads it", "general.name",
+                             runtime=loader.runtime)
             continue
         differing = disagreement(loader, metadata, tensors, ours)
         for quantity in sorted(loader.fails.keys() & differing.keys()):
@@ -44,12 +45,13 @@ def differences(header: GgufHeader) -> Iterator[Difference]:
         missing = [(q, theirs.key) for q, (theirs, _) in found.items() if isinstance(theirs, Missing)]
         if missing:
             keys = ", ".join(sorted({key for _, key in missing}))
-            yield Difference("loader-differs", f"{who} refuses the file: it requires {keys}, which llama.cpp does without", missing[0][1])
+            yield Difference("loader-differs", f"{who} refuses the file: it requires {keys}, which llama.cpp does without", missing[0][1],
+                             runtime=loader.runtime)
             continue
         for quantity, (theirs, ours_value) in sorted(found.items()):
             yield Difference("loader-differs", f"{who} runs {quantity.replace('_', ' ')} {shown(theirs)} where llama.cpp runs {shown(ours_value)}",
                              f"{arch}.{quantity}", "", "run the file with llama.cpp, or with a version of that loader that reads the key",
-                             error=False)
+                             error=False, runtime=loader.runtime)
 
 
 def _failure(loader: GgufLoader, quantity: str, theirs: Any, stated: Any, metadata: dict, arch: str) -> Iterator[Difference]:
@@ -65,7 +67,8 @@ def _failure(loader: GgufLoader, quantity: str, theirs: Any, stated: Any, metada
     noun = NOUNS.get(quantity, quantity.replace("_", " "))
     yield Difference(f"{loader.runtime}-{quantity.replace('_', '-')}",
                      f"{name}'s {module} ignores {key} {stated} and derives the {noun} as {numerator} / {denominator} = {n} / {d} = {theirs}: {loader.fails[quantity]}; llama.cpp runs {stated}",
-                     key, "", f"no GGUF edit helps: run the file with llama.cpp, or with a {name} loader that reads {key}")
+                     key, "", f"no GGUF edit helps: run the file with llama.cpp, or with a {name} loader that reads {key}",
+                     runtime=loader.runtime)
 
 
 def _stated_key(quantity: str, metadata: dict, arch: str) -> str | None:
