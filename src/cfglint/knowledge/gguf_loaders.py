@@ -93,8 +93,8 @@ class GgufLoader:
     source: Source
     reads: Mapping[str, Read] = field(default_factory=dict)
     refuses: tuple[NamedAs, ...] = ()
-    # quantity -> what happens when the loader's value is not the one the header states: it loads the file,
-    # then fails on the first forward pass (the source of that knowledge in the text)
+    # quantity -> how the loader fails, and where that is known from, when its value is not the one the header
+    # states: it loads the file, then fails on the first forward pass
     fails: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -183,11 +183,12 @@ LOADERS: dict[tuple[str, str], GgufLoader] = {
             rope_dimensions=Same("head_dim"),
         ),
         # quantized_phi3.rs: RoPE base hard-coded to 10000 (phi3.rope.freq_base is never read);
-        # output.weight required (QLinear::new "output"); head_dim = embedding_length / head_count, with
-        # which forward_attn narrows the fused attn_qkv output and feeds attn_output.
+        # output.weight required (QLinear::new "output"); head_dim = embedding_length / head_count, at which
+        # forward_attn narrows the fused attn_qkv output and feeds attn_output (read at commit 14d4d925).
         _candle(
             "phi3", "quantized_phi3",
-            {"head_dim": "splitting its fused QKV projection, or its output projection, fails on the first token"},
+            {"head_dim": "splitting its fused QKV projection, or its output projection, fails on the first token "
+                         "(quantized_phi3.rs forward_attn)"},
             rope_theta=Fixed(10000.0),
             head_dim=Quotient("embedding_length", "attention.head_count"),
             rope_dimensions=Key("rope.dimension_count", required=True),
