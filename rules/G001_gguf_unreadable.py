@@ -14,10 +14,12 @@ No fix: download or convert the file again.
 """
 
 from cfglint.diagnostics import Finding
+from cfglint.rule import GGUF
 
 CODE = "G001"
 NAME = "gguf-unreadable"
 SEVERITY = "error"
+TARGETS = (GGUF,)
 
 
 def check(ctx):

@@ -14,10 +14,12 @@ No automatic fix (a GGUF is never rewritten): reconvert with a converter that re
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G002"
 NAME = "gguf-rope-base"
 SEVERITY = "error"
+TARGETS = (GGUF,)
 
 
 check = checker("rope-base")

@@ -14,10 +14,12 @@ No automatic fix: reconvert with a current converter.
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G003"
 NAME = "gguf-rope-scaling"
 SEVERITY = "error"
+TARGETS = (GGUF,)
 
 
 check = checker("rope-scaling")

@@ -14,10 +14,12 @@ No automatic fix: reconvert, or `gguf_set_metadata` with the key and value in th
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G004"
 NAME = "gguf-context-length"
 SEVERITY = "warning"
+TARGETS = (GGUF,)
 
 
 check = checker("context-length")

@@ -14,10 +14,12 @@ No fix: compare with the right config (`--against`), or reconvert.
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G005"
 NAME = "gguf-architecture"
 SEVERITY = "error"
+TARGETS = (GGUF,)
 
 
 check = checker("architecture")

@@ -14,10 +14,12 @@ No automatic fix: reconvert.
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G006"
 NAME = "gguf-dimensions"
 SEVERITY = "error"
+TARGETS = (GGUF,)
 
 
 check = checker("dimensions")

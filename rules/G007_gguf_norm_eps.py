@@ -14,10 +14,12 @@ No automatic fix: reconvert, or `gguf_set_metadata` with the key and value in th
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G007"
 NAME = "gguf-norm-eps"
 SEVERITY = "warning"
+TARGETS = (GGUF,)
 
 
 check = checker("norm-eps")

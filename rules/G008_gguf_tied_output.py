@@ -14,10 +14,12 @@ No automatic fix: reconvert.
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G008"
 NAME = "gguf-tied-output"
 SEVERITY = "error"
+TARGETS = (GGUF,)
 
 
 check = checker("tied-output")

@@ -14,10 +14,12 @@ No automatic fix: `gguf_set_metadata` (or `gguf_new_metadata --special-token`) w
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G011"
 NAME = "gguf-special-tokens"
 SEVERITY = "warning"
+TARGETS = (GGUF,)
 
 
 check = checker("special-tokens")

@@ -14,10 +14,12 @@ No automatic fix: `gguf_set_metadata` with the key and value in the finding.
 """
 
 from cfglint.gguf import checker
+from cfglint.rule import GGUF
 
 CODE = "G012"
 NAME = "gguf-sampling"
 SEVERITY = "warning"
+TARGETS = (GGUF,)
 
 
 check = checker("sampling")

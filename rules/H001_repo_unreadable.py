@@ -24,10 +24,12 @@ No fix: request access, log in, correct the repository id or revision, or go onl
 """
 
 from cfglint.diagnostics import Finding, Severity
+from cfglint.rule import CONFIG, GGUF
 
 CODE = "H001"
 NAME = "repo-unreadable"
 SEVERITY = "error"
+TARGETS = (CONFIG, GGUF)  # a repository of GGUF files is read from the Hub too
 
 
 def check(ctx):

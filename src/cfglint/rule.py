@@ -1,7 +1,8 @@
 """The rule API and the loader for built-in and third-party rules.
 
 A rule is one small module (yamllint's shape): a docstring that is its documentation, `CODE`, `NAME`,
-`SEVERITY`, and `check(ctx)` yielding Findings. Built-in rules live in the top-level rules/ folder of the
+`SEVERITY`, and `check(ctx)` yielding Findings; optionally `TARGETS`, the kinds of target it checks
+(CONFIG, a model's config.json and the files beside it, the default; GGUF, a .gguf file). Built-in rules live in the top-level rules/ folder of the
 source tree and ship inside the package as cfglint/rules. Every rule module is loaded on every run, so a
 rule whose helpers only matter for some files (the weights and stop-token rules) imports them inside
 `check`, after the test that returns early for other files.
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from cfglint.weights import Weights
 
 
+CONFIG, GGUF = "config", "gguf"  # the kinds of target a rule checks (its module's TARGETS)
+
+
 @dataclass
 class Context:
     """Everything a rule may look at; rules never read the file themselves."""
@@ -45,6 +49,8 @@ class Context:
     remote: Remote | None = None  # the Hub repository the files come from; None for a local directory
     listing: frozenset[str] | None = None  # the files beside config.json, when it is a file in a directory
     gguf: GgufTarget | None = None  # a GGUF file checked as the target (its header and source config)
+    # The runtimes this run reports on, for a GGUF target (which has no views); None: every one.
+    runtimes: frozenset[str] | None = None
 
     @property
     def root(self) -> str:
@@ -121,6 +127,7 @@ class Rule(NamedTuple):
     check: Callable[[Context], Iterable[Finding]]
     doc: str
     origin: str = "cfglint"
+    targets: frozenset[str] = frozenset({CONFIG})
 
     @property
     def summary(self) -> str:
@@ -147,6 +154,7 @@ def _from_module(module: ModuleType, origin: str) -> Rule:
         check=module.check,
         doc=module.__doc__ or "",
         origin=origin,
+        targets=frozenset(getattr(module, "TARGETS", (CONFIG,))),
     )
 
 

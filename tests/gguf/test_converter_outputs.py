@@ -24,7 +24,7 @@ import pytest
 from cfglint import consumers, document
 from cfglint.cli import main
 from cfglint.engine import context_of
-from cfglint.gguf.candle import LOADERS
+from cfglint.knowledge.gguf_loaders import LOADERS
 from cfglint.gguf.compare import ARCH_OF_FAMILY
 from cfglint.gguf.header import read_header
 from cfglint.reading import same
@@ -59,13 +59,14 @@ RULE_OF_VALUE = {
 
 def predicted_rules(folder: Path) -> set[str]:
     """The llama-cpp profile's differences from transformers 5, as GGUF rules; and G013 where candle's
-    quantized loaders (llama, qwen2) would derive another head size than the one the converter writes."""
+    quantized loaders whose head size `fails` (the loader data) would derive another one than the converter writes."""
     ctx = context_of(document.load(folder / "config.json"), [consumers.get("llama-cpp")])
     view, intent = ctx.views["llama-cpp"], ctx.intent
     rules = {code for key, code in RULE_OF_VALUE.items()
              if key in view.values and key in intent.values and not same(key, view.values[key], intent.values[key])}
     dims = intent.dims
-    if ARCH_OF_FAMILY.get(intent.family or "") in LOADERS and intent.values["head_dim"] != dims["hidden_size"] // dims["num_attention_heads"]:
+    derives = {arch for (runtime, arch), loader in LOADERS.items() if runtime == "candle" and "head_dim" in loader.fails}
+    if ARCH_OF_FAMILY.get(intent.family or "") in derives and intent.values["head_dim"] != dims["hidden_size"] // dims["num_attention_heads"]:
         rules.add("G013")
     return rules
 

@@ -9,6 +9,8 @@ import json
 import gguf
 
 from cfglint.cli import main
+from cfglint.gguf.header import read_header
+from cfglint.gguf.runs import runs_of
 from tests.family import BASE
 from tests.gguf.files import tiny_kv, write_gguf
 from tests.rule_fixtures import chat
@@ -74,3 +76,13 @@ def test_an_unreadable_gguf_is_a_finding_and_the_prediction_stands(tmp_path, cap
     [t005] = [f for f in json.loads(capsys.readouterr().out) if f["code"] == "T005"]
     assert t005["message"].startswith("model-Q8_0.gguf cannot be read as a GGUF (") and "\n" not in t005["message"]
     assert llama_cpp(capsys, target)["from"][0]["origin"] == "GGUF eos (tokenizer_config.json eos_token) '</s>'"
+
+
+def test_the_header_prediction_and_the_stop_token_reading_compute_one_set(tmp_path, capsys):
+    # a text held twice (<|eot_id|> 3 and 9: token_to_id keeps 9; real llama.cpp then fails its assertion that
+    # each text is one id, which neither reading models yet), the FIM pad by key, <|end|> dropped
+    tokens = [*TOKENS, "<|eot_id|>"]
+    kv = {"tokenizer.ggml.tokens": tokens, "tokenizer.ggml.fim_pad_token_id": (8, T.UINT32)}
+    target = model(tmp_path, **kv)
+    predicted = runs_of(read_header(tmp_path / "model" / "model-Q8_0.gguf"))["end_of_generation"].value
+    assert predicted == llama_cpp(capsys, target)["ids"] == [2, 5, 6, 8, 9]

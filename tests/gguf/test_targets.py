@@ -152,3 +152,11 @@ def test_a_gguf_beside_a_broken_config_is_checked_on_its_own(model, capsys):
     (model / "config.json").write_text('{"model_type": "llama",}')
     code, found = run(capsys, str(model))
     assert code == 1 and [(f["code"], f["severity"], f["pointer"]) for f in found] == [("G002", "warning", "")]
+
+
+def test_the_rules_for_a_gguf_target_are_those_that_declare_it():
+    from cfglint.rule import CONFIG, GGUF, load_builtin
+
+    rules = load_builtin()
+    assert sorted(r.code for r in rules if GGUF in r.targets) == [f"G{i:03d}" for i in range(1, 15)] + ["H001"]
+    assert all(CONFIG in r.targets for r in rules if not r.code.startswith("G"))  # the default, for plugins too

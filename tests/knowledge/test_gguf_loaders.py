@@ -66,3 +66,12 @@ def test_mistral_rs_refuses_a_llama_file_named_mistral():
     assert gguf_loaders.refusal(loader, {"general.basename": "mistral-nemo", "general.name": "Llama"})
     assert gguf_loaders.refusal(loader, {"general.name": "Ministral 8B"}) is None
     assert gguf_loaders.refusal(LOADERS["candle", "llama"], {"general.name": "Mistral 7B"}) is None
+
+
+def test_a_loader_fails_only_on_a_quantity_it_derives_and_llama_cpp_reads_from_a_key():
+    failing = {key: loader.fails for key, loader in LOADERS.items() if loader.fails}
+    assert set(failing) == {("candle", "llama"), ("candle", "qwen2"), ("candle", "phi3")}
+    for key, fails in failing.items():
+        for quantity in fails:
+            assert isinstance(LOADERS[key].reads[quantity], gguf_loaders.Quotient), key
+            assert isinstance(gguf_loaders.LLAMA_CPP_READS[quantity], gguf_loaders.FirstOf), key

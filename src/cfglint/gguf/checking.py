@@ -1,4 +1,4 @@
-"""One GGUF file through a session: its rules (the G codes), its settings and suppressions, one Result."""
+"""One GGUF file through a session: its rules (those whose TARGETS include GGUF), its settings and suppressions, one Result."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from pathlib import Path
 
 from cfglint.document import Document
 from cfglint.gguf import INSTALL_HINT, gguf_available
-from cfglint.rule import Context
-
-GGUF_RULES = "G"
+from cfglint.rule import GGUF, Context
 
 
 def check(session, path: Path):
@@ -34,6 +32,7 @@ def check(session, path: Path):
     for note in target.notes:
         session.error(note)
     display = str(path)
-    rules = [r for r in session.policy_for(path).rules_for(path) if r.code.startswith(GGUF_RULES)]
-    ctx = Context(Document(path=path, text=""), None, {}, gguf=target)
+    policy = session.policy_for(path)
+    rules = [r for r in policy.rules_for(path) if GGUF in r.targets]
+    ctx = Context(Document(path=path, text=""), None, {}, gguf=target, runtimes=frozenset(policy.consumer_names))
     return Result(display, path, ctx, lint(ctx, rules, display), rules, [])

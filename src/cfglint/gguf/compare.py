@@ -49,6 +49,7 @@ class Difference:
     pointer: str = ""  # into the source config.json; "" when none is known or the value is not in it
     fix: str = ""  # what to do (a GGUF is never rewritten by cfglint)
     error: bool = True  # False: the difference is a warning
+    runtime: str | None = None  # the runtime (consumer) it is about, when not llama.cpp reading the file
 
 
 @dataclass

@@ -17,6 +17,8 @@ def findings(ctx, topic: str) -> Iterator[Finding]:
     for difference in target.differences:
         if difference.topic != topic:
             continue
+        if difference.runtime is not None and ctx.runtimes is not None and difference.runtime not in ctx.runtimes:
+            continue  # --runtime (or the settings' consumers) left that runtime out
         text = difference.fix.replace(FILE_PLACEHOLDER, shlex.quote(str(target.path)))
         fix = Fix(text, Applicability.DISPLAY, ()) if text else None
         yield Finding(difference.message, difference.pointer, (), fix, None if difference.error else Severity.WARNING,

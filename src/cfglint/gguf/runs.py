@@ -16,7 +16,7 @@ from typing import Any
 from gguf import Keys
 
 from cfglint.gguf.header import GgufArray, GgufHeader
-from cfglint.stops.runtimes import LLAMA_CPP_EOG_DROPPED, LLAMA_CPP_EOG_TEXTS, LLAMA_CPP_FIM_TEXTS
+from cfglint.knowledge.llama_cpp_eog import EOT_TEXTS, end_of_generation
 
 FILE, DEFAULT, DERIVED, TENSOR, REFUSED, FIXED = "file", "default", "derived", "tensor", "refused", "fixed"
 
@@ -48,13 +48,7 @@ OUTPUT_OPTIONAL = frozenset({"llama", "qwen2", "qwen3", "qwen3moe", "gemma3", "p
 OUTPUT_REQUIRED = frozenset({"qwen2moe", "olmo2"})
 # llama-vocab.cpp: special token ids when the tokenizer.ggml.*_token_id key is absent, per tokenizer model.
 SPECIAL_DEFAULTS: dict[str, dict[str, int | None]] = {"llama": {"bos": 1, "eos": 2}, "gpt2": {"bos": 11, "eos": 11}, "t5": {"bos": None, "eos": 1}}
-# llama-vocab.cpp (load): tokens with these texts end generation whatever the keys say (special_eog_ids),
-# as do the eos, eot and eom ids. One list with the stop-token readings (cfglint.stops.runtimes).
-EOG_TEXTS = frozenset(LLAMA_CPP_EOG_TEXTS)
-# llama-vocab.cpp (load): without tokenizer.ggml.eot_token_id, the end-of-turn token is the first token with one
-# of these texts that its token_to_id hash map yields; one such token is predictable, several are not.
-EOT_TEXTS = frozenset({"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
-                       "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>"})
+FIM_KEYS = {"fim_pad": Keys.Tokenizer.FIM_PAD_ID, "fim_rep": Keys.Tokenizer.FIM_REP_ID, "fim_sep": Keys.Tokenizer.FIM_SEP_ID}
 SAMPLING_KEYS = {
     "temp": Keys.General.SAMPLING_TEMP, "top_k": Keys.General.SAMPLING_TOP_K, "top_p": Keys.General.SAMPLING_TOP_P,
     "min_p": Keys.General.SAMPLING_MIN_P, "penalty_repeat": Keys.General.SAMPLING_PENALTY_REPEAT,
@@ -188,20 +182,13 @@ def _vocabulary(values: dict[str, Ran], header: GgufHeader) -> None:
             values["eot_token_id"] = Ran(found[0], Keys.Tokenizer.EOT_ID, DERIVED)
         elif found:  # one of these, in an order no header tells (SmolLM2: <|endoftext|> 0 or <|im_end|> 2)
             values["eot_candidates"] = Ran(found, Keys.Tokenizer.EOT_ID, DERIVED)
-    stops = {v for n in ("eos", "eot", "eom") if isinstance(v := values[f"{n}_token_id"].value, int)}
-    if texts is not None:
-        stops |= {i for i, text in enumerate(texts) if text in EOG_TEXTS}
-        for kind, fim_key in (("fim_pad", Keys.Tokenizer.FIM_PAD_ID), ("fim_rep", Keys.Tokenizer.FIM_REP_ID), ("fim_sep", Keys.Tokenizer.FIM_SEP_ID)):
-            given = _scalar(meta[fim_key]) if fim_key in meta else None
-            found = [i for i, text in enumerate(texts) if text in LLAMA_CPP_FIM_TEXTS[kind]]
-            fim = given if isinstance(given, int) else found[0] if found else None
-            if fim is not None:
-                stops.add(fim)
-        held = {texts[i]: i for i in stops if isinstance(i, int) and 0 <= i < len(texts)}
-        for dropped, when in LLAMA_CPP_EOG_DROPPED:
-            if dropped in held and any(needed <= set(held) for needed in when):
-                stops.discard(held[dropped])
-    values["end_of_generation"] = Ran(sorted(stops), Keys.Tokenizer.EOS_ID, DERIVED)
+    keyed = {kind: values[f"{kind}_token_id"].value for kind in ("eos", "eot", "eom")}
+    keyed |= {kind: _scalar(meta[k]) for kind, k in FIM_KEYS.items() if k in meta}
+    special = {kind: token_id for kind, token_id in keyed.items() if isinstance(token_id, int)}
+    vocabulary = texts or []
+    token_to_id = {text: i for i, text in enumerate(vocabulary)}  # for a text held twice, the later id
+    eog = end_of_generation(special, token_to_id, lambda i: vocabulary[i] if 0 <= i < len(vocabulary) else None)
+    values["end_of_generation"] = Ran(sorted({e.id for e in eog}), Keys.Tokenizer.EOS_ID, DERIVED)
 
 
 def _output(values: dict[str, Ran], arch: str, header: GgufHeader) -> None:

@@ -69,12 +69,11 @@ class GgufTarget:
     def differences(self):
         if self.runs is None or self.later_shard:
             return []
-        from cfglint.gguf import candle, loaders
+        from cfglint.gguf import loaders
         from cfglint.gguf.compare import differences
 
         assert self.header is not None
-        return [*differences(self.runs, self.header.tensors, self.source), *candle.differences(self.runs),
-                *loaders.differences(self.header)]
+        return [*differences(self.runs, self.header.tensors, self.source), *loaders.differences(self.header)]
 
 
 def load(path: Path, against: Path | None = None) -> GgufTarget:

@@ -14,9 +14,7 @@ from pathlib import Path
 from cfglint import document, hub
 from cfglint.document import Document
 from cfglint.hub.remote import ERROR, INFO, Checkout, Note
-from cfglint.rule import Context
-
-GGUF_RULES = "G"
+from cfglint.rule import GGUF, Context
 
 
 def check(session, checkout: Checkout) -> list:
@@ -34,8 +32,10 @@ def check(session, checkout: Checkout) -> list:
         notes.append(problem or Note(f"compared against {where}" if source is not None else where, INFO))
         file_remote = replace(remote, notes=notes)
         target = GgufTarget(anchor, header=gguf.header, problem=gguf.problem, against=source)
-        rules = [r for r in session.policy_for(anchor).rules_for(anchor) if r.code.startswith(GGUF_RULES) or r.code == hub.RULE]
-        ctx = Context(Document(path=anchor, text=""), None, {}, gguf=target, remote=file_remote)
+        policy = session.policy_for(anchor)
+        rules = [r for r in policy.rules_for(anchor) if GGUF in r.targets]
+        ctx = Context(Document(path=anchor, text=""), None, {}, gguf=target, remote=file_remote,
+                      runtimes=frozenset(policy.consumer_names))
         extra = {**file_remote.to_json(), "config": where if source is not None else None, "bytes_read": gguf.fetched}
         found = [replace(d, extra={**d.extra, **extra}) for d in lint(ctx, rules, display)]
         results.append(Result(display, anchor, ctx, found, rules, []))

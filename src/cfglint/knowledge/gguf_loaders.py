@@ -93,6 +93,9 @@ class GgufLoader:
     source: Source
     reads: Mapping[str, Read] = field(default_factory=dict)
     refuses: tuple[NamedAs, ...] = ()
+    # quantity -> how the loader fails, and where that is known from, when its value is not the one the header
+    # states: it loads the file, then fails on the first forward pass
+    fails: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -114,11 +117,15 @@ _CANDLE_COMMON: dict[str, Read] = {
 }
 
 
-def _candle(architecture: str, module: str, **reads: Read | None) -> GgufLoader:
+def _candle(architecture: str, module: str, fails: Mapping[str, str] | None = None, **reads: Read | None) -> GgufLoader:
     """A candle loader: the common reads, with `reads` replacing them (None: the loader does not read it)."""
     source = Source(_CANDLE, f"{_CANDLE_MODELS}/{module}.rs", _CANDLE_TAG)
     merged = {**_CANDLE_COMMON, **reads}
-    return GgufLoader("candle", architecture, source, {k: v for k, v in merged.items() if v is not None})
+    return GgufLoader("candle", architecture, source, {k: v for k, v in merged.items() if v is not None}, fails=fails or {})
+
+
+# The query projection's output (heads x the file's key length) cannot be reshaped into heads of the derived size.
+_CANDLE_RESHAPE_FAILS = {"head_dim": "its attention reshape fails on the first token (huggingface/candle#3917)"}
 
 
 _MISTRALRS = "EricLBuehler/mistral.rs"
@@ -155,7 +162,7 @@ LOADERS: dict[tuple[str, str], GgufLoader] = {
         # quantized_llama.rs ModelWeights::from_gguf: attention heads of embedding_length / head_count
         # (LayerWeights.head_dim), RoPE over rope.dimension_count, tables for MAX_SEQ_LEN = 4096 positions.
         _candle(
-            "llama", "quantized_llama",
+            "llama", "quantized_llama", _CANDLE_RESHAPE_FAILS,
             rope_theta=Key("rope.freq_base", 10000.0),
             head_dim=Quotient("embedding_length", "attention.head_count"),
             rope_dimensions=Key("rope.dimension_count", required=True),
@@ -163,7 +170,7 @@ LOADERS: dict[tuple[str, str], GgufLoader] = {
         ),
         # quantized_qwen2.rs: head_dim = embedding_length / head_count, RoPE over all of it.
         _candle(
-            "qwen2", "quantized_qwen2",
+            "qwen2", "quantized_qwen2", _CANDLE_RESHAPE_FAILS,
             rope_theta=Key("rope.freq_base", 10000.0),
             head_dim=Quotient("embedding_length", "attention.head_count"),
             rope_dimensions=Same("head_dim"),
@@ -176,9 +183,12 @@ LOADERS: dict[tuple[str, str], GgufLoader] = {
             rope_dimensions=Same("head_dim"),
         ),
         # quantized_phi3.rs: RoPE base hard-coded to 10000 (phi3.rope.freq_base is never read);
-        # output.weight required (QLinear::new "output").
+        # output.weight required (QLinear::new "output"); head_dim = embedding_length / head_count, at which
+        # forward_attn narrows the fused attn_qkv output and feeds attn_output (read at commit 14d4d925).
         _candle(
             "phi3", "quantized_phi3",
+            {"head_dim": "splitting its fused QKV projection, or its output projection, fails on the first token "
+                         "(quantized_phi3.rs forward_attn)"},
             rope_theta=Fixed(10000.0),
             head_dim=Quotient("embedding_length", "attention.head_count"),
             rope_dimensions=Key("rope.dimension_count", required=True),
@@ -282,22 +292,31 @@ def refusal(loader: GgufLoader, metadata: Mapping[str, Any]) -> str | None:
     return None
 
 
+def loaders_for(architecture: str) -> list[GgufLoader]:
+    """The loaders of this GGUF architecture, by runtime."""
+    return [loader for (_, arch), loader in sorted(LOADERS.items()) if arch == architecture]
+
+
+def llama_cpp_values(metadata: Mapping[str, Any], tensor_names: Collection[str], architecture: str) -> dict[str, Any]:
+    return run_values(LLAMA_CPP_READS, metadata, tensor_names, architecture)
+
+
+def disagreement(loader: GgufLoader, metadata: Mapping[str, Any], tensor_names: Collection[str],
+                 ours: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """quantity -> (the loader's value, llama.cpp's `ours`) wherever they differ (a Missing value: the loader
+    refuses the file where llama.cpp loads it)."""
+    theirs = run_values(loader.reads, metadata, tensor_names, loader.architecture)
+    return {
+        quantity: (value, ours[quantity])
+        for quantity, value in theirs.items()
+        if quantity in ours and not isinstance(ours[quantity], Missing) and value != ours[quantity]
+    }
+
+
 def disagreements(
     metadata: Mapping[str, Any], tensor_names: Collection[str], architecture: str
 ) -> dict[str, dict[str, tuple[Any, Any]]]:
-    """runtime -> quantity -> (its value, llama.cpp's) wherever a loader of this architecture runs the header
-    differently from llama.cpp (a Missing value: it refuses the file where llama.cpp loads it)."""
-    ours = run_values(LLAMA_CPP_READS, metadata, tensor_names, architecture)
-    out: dict[str, dict[str, tuple[Any, Any]]] = {}
-    for (runtime, arch), loader in LOADERS.items():
-        if arch != architecture:
-            continue
-        theirs = run_values(loader.reads, metadata, tensor_names, architecture)
-        differing = {
-            quantity: (value, ours[quantity])
-            for quantity, value in theirs.items()
-            if quantity in ours and not isinstance(ours[quantity], Missing) and value != ours[quantity]
-        }
-        if differing:
-            out[runtime] = differing
-    return out
+    """runtime -> `disagreement` for each loader of this architecture that runs the header differently."""
+    ours = llama_cpp_values(metadata, tensor_names, architecture)
+    found = {loader.runtime: disagreement(loader, metadata, tensor_names, ours) for loader in loaders_for(architecture)}
+    return {runtime: differing for runtime, differing in found.items() if differing}

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cfglint.knowledge.llama_cpp_eog import BY_TEXT, end_of_generation
 from cfglint.stops.files import TokenizerFiles
 from cfglint.stops.gguf_vocab import GgufVocabulary
 
@@ -155,23 +156,6 @@ def _mistralrs(inputs: Inputs, stops: StopSet) -> None:
     stops.add_all(inputs.generation_eos, inputs.generation_origin)
 
 
-# llama.cpp's runtime ends generation (llama-vocab.cpp, load, as vendored by llama-cpp-python 0.3.36) on: every
-# token with one of these texts; the GGUF's eos, eot and eom ids; and its FIM pad, repo and file-separator
-# tokens (the tokenizer.ggml key, else the first token with one of these texts).
-LLAMA_CPP_EOG_TEXTS = (
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
-    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
-    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "[e~[",
-)
-LLAMA_CPP_FIM_TEXTS = {
-    "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
-    "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
-    "fim_sep": ("<|file_sep|>",),
-}
-# ... less these: <|end|> when <|return|> and <|call|> (or <|calls|> and <|flush|>) are in the set too, and
-# </s> when <|tool_response> or <|plamo:eos|> is.
-LLAMA_CPP_EOG_DROPPED = (("<|end|>", ({"<|return|>", "<|call|>"}, {"<|calls|>", "<|flush|>"})),
-                         ("</s>", ({"<|tool_response>"}, {"<|plamo:eos|>"})))
 # Ids a converter class writes whatever the tokenizer says (conversion/gemma.py GemmaModel.set_vocab).
 LLAMA_CPP_CONVERTER_EOT = {"gemma": 107}
 
@@ -179,40 +163,33 @@ LLAMA_CPP_CONVERTER_EOT = {"gemma": 107}
 def _llama_cpp(inputs: Inputs, stops: StopSet) -> None:
     files, gguf = inputs.files, inputs.gguf
     if gguf is not None and gguf.problem is None:  # a converted file says itself what it holds
-        for kind, token_id in gguf.special.items():
-            default = " (absent: the tokenizer model's default)" if kind in gguf.defaulted else ""
-            stops.add(token_id, f"{gguf.file} {kind} (tokenizer.ggml.{kind}_token_id){default}")
-        _end_of_generation(gguf.by_text(), set(gguf.special), stops, f"{gguf.file} end-of-generation text")
-        _drop_end_of_generation(stops, lambda i: gguf.tokens[i] if 0 <= i < len(gguf.tokens) else None)
+        origins: dict[str, str] = {kind: f"{gguf.file} {kind} (tokenizer.ggml.{kind}_token_id)"
+                         + (" (absent: the tokenizer model's default)" if kind in gguf.defaulted else "")
+                   for kind in gguf.special}
+        tokens = gguf.tokens
+        _end_of_generation(stops, gguf.special, origins, gguf.by_text(),
+                           lambda i: tokens[i] if 0 <= i < len(tokens) else None, f"{gguf.file} end-of-generation text")
         return
+    special: dict[str, int] = {}
+    origins = {}
     text = files.special("eos_token", map_wins=False)
-    found = files.vocabulary.from_tokenizer_json and text is not None and text in files.vocabulary.by_text
-    if found:
-        stops.add_named(files, text, "GGUF eos (tokenizer_config.json eos_token)")
+    if files.vocabulary.from_tokenizer_json and text is not None and text in files.vocabulary.by_text:
+        special["eos"], origins["eos"] = files.vocabulary.by_text[text], f"GGUF eos (tokenizer_config.json eos_token) {text!r}"
     elif type(inputs.config_eos) is int and (inputs.vocab_size is None or inputs.config_eos < inputs.vocab_size):
-        stops.add(inputs.config_eos, "GGUF eos (config.json eos_token_id)")  # a list is skipped
+        special["eos"], origins["eos"] = inputs.config_eos, "GGUF eos (config.json eos_token_id)"  # a list is skipped
     if inputs.model_type in LLAMA_CPP_CONVERTER_EOT:
-        stops.add(LLAMA_CPP_CONVERTER_EOT[inputs.model_type], "GGUF eot (written by the converter)")
-    _end_of_generation(files.vocabulary.by_text, set(), stops, "end-of-generation text")
-    _drop_end_of_generation(stops, files.vocabulary.text_of)
+        special["eot"], origins["eot"] = LLAMA_CPP_CONVERTER_EOT[inputs.model_type], "GGUF eot (written by the converter)"
+    _end_of_generation(stops, special, origins, files.vocabulary.by_text, files.vocabulary.text_of, "end-of-generation text")
 
 
-def _end_of_generation(by_text: dict[str, int], given: set[str], stops: StopSet, where: str) -> None:
-    for eog in LLAMA_CPP_EOG_TEXTS:
-        if eog in by_text:
-            stops.add(by_text[eog], f"{where} {eog!r}")
-    for kind, texts in LLAMA_CPP_FIM_TEXTS.items():
-        # llama.cpp takes the first match in its hash map's order; vocabularies hold one of them at most
-        found = sorted((by_text[t], t) for t in texts if t in by_text)
-        if kind not in given and found:
-            stops.add(found[0][0], f"{where} {found[0][1]!r} ({kind})")
-
-
-def _drop_end_of_generation(stops: StopSet, text_of: Callable[[int], str | None]) -> None:
-    texts = {text_of(i): i for i in stops.ids}
-    for dropped, when in LLAMA_CPP_EOG_DROPPED:
-        if dropped in texts and any(needed <= set(texts) for needed in when):
-            stops.stops = [s for s in stops.stops if s.id != texts[dropped]]
+def _end_of_generation(stops: StopSet, special: dict[str, int], origins: dict[str, str], by_text: dict[str, int],
+                       text_of: Callable[[int], str | None], where: str) -> None:
+    """llama.cpp's set (cfglint.knowledge.llama_cpp_eog), each id with where it comes from."""
+    for eog in end_of_generation(special, by_text, text_of):
+        if eog.text is None:
+            stops.add(eog.id, origins[eog.kind])
+        else:
+            stops.add(eog.id, f"{where} {eog.text!r}" + (f" ({eog.kind})" if eog.kind != BY_TEXT else ""))
 
 
 RUNTIMES: tuple[Runtime, ...] = (
