@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any, Mapping, NamedTuple
+
+
+NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
 
 class Severity(str, Enum):
@@ -76,8 +79,7 @@ class Finding(NamedTuple):
     key: str = ""  # where a target JSON Pointers do not address has it: a GGUF file's metadata key
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     code: str
     name: str
     severity: Severity
@@ -88,7 +90,7 @@ class Diagnostic:
     pointer: str
     effects: tuple[Effect, ...] = ()
     fix: Fix | None = None
-    extra: dict = field(default_factory=dict)
+    extra: Mapping[str, Any] = NO_EXTRA  # what a target adds: a GGUF key, a Hub repository, measured logits
 
     @property
     def consumers(self) -> list[str]:

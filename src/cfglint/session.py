@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cfglint import consumers, document, hub
@@ -68,7 +68,7 @@ class Session:
         """The configuration that governs one file, bound to the rules it enables (cached per config file)."""
         settings = self.finder.for_file(path)
         if self.selected is not None:
-            settings = replace(settings, select=self.selected)
+            settings = settings._replace(select=self.selected)
         if settings.source not in self._policies:
             rules = self.rules + plugin_rules(settings, self.rules)
             self._policies[settings.source] = Policy(settings, rules, consumers.names(), self.chosen)
@@ -191,7 +191,7 @@ class Session:
         else:
             ctx = context_of(doc, chosen, checkout.weights)
             ctx.remote = remote
-        found = [replace(d, extra={**d.extra, **remote.to_json()}) for d in lint(ctx, rules, checkout.display)]
+        found = [d._replace(extra={**d.extra, **remote.to_json()}) for d in lint(ctx, rules, checkout.display)]
         return Result(checkout.display, checkout.config or anchor, ctx, found, rules, chosen)
 
     def exit_code(self, diagnostics: list[Diagnostic]) -> int:

@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, NamedTuple
 
 from cfglint.errors import UsageError
 
@@ -35,8 +35,7 @@ ALL = "ALL"
 _SELECTOR = re.compile(r"[A-Z]+[0-9]*")
 
 
-@dataclass(frozen=True)
-class Suppression:
+class Suppression(NamedTuple):
     """Findings of `codes` at `pointer` (or anywhere, without one) in files matching `path` are not reported."""
 
     path: str
@@ -65,14 +64,13 @@ class Suppression:
         return self.pointer is None or pointer == self.pointer or pointer.startswith(self.pointer + "/")
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     source: Path | None = None  # None: no configuration file (defaults, or --isolated)
     consumers: tuple[str, ...] | None = None
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    severity: dict[str, str] = field(default_factory=dict)
+    severity: Mapping[str, str] = MappingProxyType({})
     plugins: bool | tuple[str, ...] = False
     suppress: tuple[Suppression, ...] = ()
     exclude: tuple[str, ...] = ()

@@ -37,7 +37,7 @@ def check(session, checkout: Checkout) -> list:
         ctx = Context(Document(path=anchor, text=""), None, {}, gguf=target, remote=file_remote,
                       runtimes=frozenset(policy.consumer_names))
         extra = {**file_remote.to_json(), "config": where if source is not None else None, "bytes_read": gguf.fetched}
-        found = [replace(d, extra={**d.extra, **extra}) for d in lint(ctx, rules, display)]
+        found = [d._replace(extra={**d.extra, **extra}) for d in lint(ctx, rules, display)]
         results.append(Result(display, anchor, ctx, found, rules, []))
     return results
 

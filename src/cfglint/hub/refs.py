@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import quote, unquote
 
 DEFAULT_REVISION = "main"
@@ -22,8 +22,7 @@ _PART = r"(?![-.])[A-Za-z0-9_.\-]{1,96}(?<![-.])"
 _REPO_ID = re.compile(rf"{_PART}/{_PART}")
 
 
-@dataclass(frozen=True)
-class RepoRef:
+class RepoRef(NamedTuple):
     repo_id: str
     revision: str
 

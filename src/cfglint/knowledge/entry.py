@@ -15,8 +15,8 @@ Field types, as the reader understands them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from types import MappingProxyType
+from typing import Any, Mapping, NamedTuple
 
 
 class _Required:
@@ -54,15 +54,14 @@ class Check(NamedTuple):
     kind: str = "validation"
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     runtime: str
     family: str
     reader: str  # "serde" | "dataclass" | "kwargs" | "converter" | "transformers-5"
     title: str  # e.g. "candle-transformers 0.11 models/qwen2.rs"
     source: Source
     fields: dict[str, Field]  # every key read, in declaration order
-    derive: dict[str, str] = field(default_factory=dict)  # reading key -> expression; a field of the same name is read as is
+    derive: Mapping[str, str] = MappingProxyType({})  # reading key -> expression; a field of the same name is read as is
     rope: str = "plain"  # the named RoPE reading, cfglint.readers.rope
     checks: tuple[Check, ...] = ()
     struct: str = "Config"  # the serde struct or dataclass, as errors name it

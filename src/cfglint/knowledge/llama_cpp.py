@@ -13,7 +13,6 @@ runtime always uses freq_base 10000 with no scaling: rope="converter-none".
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from cfglint.knowledge.deepseek import MLA_SCALAR
 from cfglint.knowledge.entry import REQUIRED, Check, Entry, Field, Source
@@ -473,6 +472,6 @@ ENTRIES: tuple[Entry, ...] = (
 # DeepseekV2Model converts DeepseekV3ForCausalLM too (the deepseek2 arch): the same reading, V3's sigmoid router
 # and e_score_correction_bias travelling as expert_gating_func and the exp_probs_b tensor.
 ENTRIES += tuple(
-    replace(e, family="deepseek_v3", title=e.title.replace("DeepseekV2Model", "DeepseekV2Model (DeepseekV3ForCausalLM)"))
+    e._replace(family="deepseek_v3", title=e.title.replace("DeepseekV2Model", "DeepseekV2Model (DeepseekV3ForCausalLM)"))
     for e in ENTRIES if e.family == "deepseek_v2"
 )

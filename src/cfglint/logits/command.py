@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,7 +94,7 @@ class LogitsRun:
                 out.append(d)
                 continue
             explained[d.path].update(named)
-            out.append(replace(d, extra={**d.extra, "logits": measured.to_json(named)}))
+            out.append(d._replace(extra={**d.extra, "logits": measured.to_json(named)}))
         self.unexplained = [
             f"{path}: {name} {c.verdict} ({_figure(c)}) and no finding names it"
             for path, measured in self.checks.items()

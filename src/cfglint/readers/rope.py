@@ -84,9 +84,7 @@ def read_rope(entry: Any, env: dict, present: set[str], data: dict, intent: Any)
 
 
 def _as(entry: Any, rope: str) -> Any:
-    from dataclasses import replace
-
-    return replace(entry, rope=rope)
+    return entry._replace(rope=rope)
 
 
 def _unvalidated(scaling: Any) -> tuple[dict | None, str]:

@@ -355,12 +355,11 @@ def _granite_llama3(entry: Any, env: dict, present: set[str], data: dict, intent
 def _scaling_no_type_copy(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Any:
     """GraniteConfig validates rope_scaling without copying a legacy `type` to `rope_type` first."""
     from cfglint.readers.rope import read_rope
-    from dataclasses import replace
 
     scaling = env.get("rope_scaling")
     if isinstance(scaling, dict) and scaling and "rope_type" not in scaling:
         return Failure("KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='None': {'rope_type'}\"", "/rope_scaling", "missing")
-    return read_rope(replace(entry, rope="scaling"), env, present, data, intent)
+    return read_rope(entry._replace(rope="scaling"), env, present, data, intent)
 
 
 READINGS: dict[str, Callable[..., Any]] = {
