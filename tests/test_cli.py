@@ -219,3 +219,19 @@ def test_a_multimodal_file_is_checked_and_fixed_in_its_text_config(tmp_path, cap
     fixed = json.loads((model / "config.json").read_text())
     assert fixed["text_config"]["rope_scaling"] == {"rope_type": "linear", "factor": 2.0}
     assert "rope_scaling" not in fixed and fixed["text_config"]["rope_local_base_freq"] == 20000.0
+
+
+@pytest.mark.parametrize("command", ["check", "fix", "view", "rules", "explain", "sampling", "schema"])
+def test_a_run_builds_only_its_command_and_reads_the_same(command, capsys):
+    """`cfglint CMD ...` builds the app with CMD alone; its help and its usage errors are the full app's."""
+    from typer.testing import CliRunner
+
+    from cfglint import cli
+
+    assert [c.callback.__name__ for c in cli._app_for([command, "--help"]).registered_commands] == [command]
+    runner = CliRunner()
+    for argv in ([command, "--help"], [command, "--no-such-option"]):
+        alone = runner.invoke(cli._app_for(argv), argv, prog_name="cfglint")
+        full = runner.invoke(cli.app, argv, prog_name="cfglint")
+        assert (alone.exit_code, alone.output) == (full.exit_code, full.output)
+    assert cli._app_for(["--version"]) is cli.app and cli._app_for(["chek"]) is cli.app

@@ -5,6 +5,7 @@ No `from __future__ import annotations` here: typer reads every command's annota
 postponed (string) annotations take it twice as long to resolve.
 """
 
+import copy
 import os
 import sys
 from typing import List, Optional
@@ -260,9 +261,21 @@ def schema(
     return EXIT_CLEAN
 
 
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app with only the command argv names, when it names one first: typer builds every command's
+    options at each start, and one command's are all a run needs (help and errors read the same)."""
+    named = [c for c in app.registered_commands if argv and (c.name or c.callback.__name__) == argv[0]]  # type: ignore[union-attr]
+    if not named:
+        return app
+    one = copy.copy(app)
+    one.registered_commands = named
+    return one
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        result = app(args=argv, prog_name="cfglint", standalone_mode=False)
+        result = _app_for(argv)(args=argv, prog_name="cfglint", standalone_mode=False)
     except Exit as exit_:
         return exit_.exit_code
     except UsageError as err:

@@ -246,19 +246,20 @@ class Finder:
 # configure cfglint (short of unicode escapes in a quoted key), so it is not parsed: a plain check then
 # never imports the TOML parser, and a broken pyproject.toml of someone else's tools is none of its business.
 _TOOL, _CFGLINT = rb"""["']?tool["']?""", rb"""["']?cfglint["']?"""
-_TABLE = re.compile(rb"(?m)^[ \t]*\[\[?[ \t]*" + _TOOL + rb"[ \t]*\.[ \t]*" + _CFGLINT + rb"[ \t\r]*(?:[.\]]|$)")  # a broken header too
-_DOTTED = re.compile(rb"(?m)^[ \t]*" + _TOOL + rb"[ \t]*\.[ \t]*" + _CFGLINT + rb"[ \t]*[.=]")
-_INLINE = re.compile(rb"(?m)^[ \t]*" + _TOOL + rb"[ \t]*=[ \t]*\{.*cfglint")
-_BARE_TOOL = re.compile(rb"(?m)^[ \t]*\[[ \t]*" + _TOOL + rb"[ \t]*\]")
-_KEY = re.compile(rb"(?m)^[ \t]*" + _CFGLINT + rb"[ \t]*[.=]")
+_TABLE = rb"(?m)^[ \t]*\[\[?[ \t]*" + _TOOL + rb"[ \t]*\.[ \t]*" + _CFGLINT + rb"[ \t\r]*(?:[.\]]|$)"  # a broken header too
+_DOTTED = rb"(?m)^[ \t]*" + _TOOL + rb"[ \t]*\.[ \t]*" + _CFGLINT + rb"[ \t]*[.=]"
+_INLINE = rb"(?m)^[ \t]*" + _TOOL + rb"[ \t]*=[ \t]*\{.*cfglint"
+_BARE_TOOL = rb"(?m)^[ \t]*\[[ \t]*" + _TOOL + rb"[ \t]*\]"
+_KEY = rb"(?m)^[ \t]*" + _CFGLINT + rb"[ \t]*[.=]"
 
 
 def _may_configure_cfglint(raw: bytes) -> bool:
+    """Compiled only for a file that names cfglint at all (re caches them)."""
     if b"cfglint" not in raw:
         return False
-    if _TABLE.search(raw) or _DOTTED.search(raw) or _INLINE.search(raw):
+    if any(re.search(pattern, raw) for pattern in (_TABLE, _DOTTED, _INLINE)):
         return True
-    return _BARE_TOOL.search(raw) is not None and _KEY.search(raw) is not None
+    return re.search(_BARE_TOOL, raw) is not None and re.search(_KEY, raw) is not None
 
 
 def _settings_in(directory: Path) -> Settings | None:
