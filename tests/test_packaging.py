@@ -36,6 +36,7 @@ print(json.dumps({
     "loaded": sorted(m for m in json.loads(sys.argv[1]) if m in sys.modules),
     "schema_built": schemas is not None and bool(schemas.ModelArgs.__pydantic_complete__),
     "families": sorted({m for m in sys.modules if m.startswith(("cfglint.consumers.llama_schemas.", "cfglint.stops"))}),
+    "pydantic": "pydantic" in sys.modules,
 }))
 """
 # Imported only when a file needs them: the safetensors header reader and the loading model (weights
@@ -55,7 +56,11 @@ def test_check_defers_what_a_plain_config_does_not_need():
     llama = _loaded("samples/llama-3.2-1b-tf5")
     assert llama["loaded"] == [] and llama["schema_built"] is False
     # The Llama profiles' schemas are for Llama files, the stop-token analysis for directories with tokenizer files.
-    assert _loaded("samples/qwen2.5-0.5b-instruct-tf5")["families"] == []
+    qwen = _loaded("samples/qwen2.5-0.5b-instruct-tf5")
+    assert qwen["families"] == []
+    # serde's readings of a non-Llama file are plain Python (candle refuses its null sliding window, mistral.rs
+    # misses rope_theta): no pydantic model is built, so pydantic is not even imported.
+    assert qwen["pydantic"] is False and llama["pydantic"] is True
     assert "cfglint.stops" in _loaded("samples/stops-qwen2.5-0.5b-instruct")["families"]
 
 

@@ -19,10 +19,11 @@ import pytest
 
 from cfglint import document
 from cfglint.consumers.base import Failure
-from cfglint.consumers.serde import deserialize, f32
+from cfglint.consumers.serde import deserialize
+from cfglint.serde_json import f32
 from cfglint.knowledge.candle import ENTRIES
 from cfglint.knowledge.entry import REQUIRED
-from cfglint.readers.serde_reader import model_of
+from cfglint.readers.serde_model import model_of
 from cfglint.reading import same
 from tests.conformance import serde_replica
 from tests.conformance.test_serde_profiles import POSITION

@@ -8,7 +8,7 @@ import pytest
 from cfglint import knowledge
 from cfglint.knowledge.expr import ExpressionError, compile_expression, evaluate
 from cfglint.knowledge.transformers5 import FAMILIES
-from cfglint.readers.serde_reader import annotation, model_of
+from cfglint.readers.serde_model import annotation, model_of
 
 RUNTIMES = [r for r in knowledge.MODULES if r != "transformers-5"]
 ALL = [(r, e) for r in knowledge.MODULES for e in getattr(knowledge.module(r), "ENTRIES", ())]

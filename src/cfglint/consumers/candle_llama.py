@@ -11,7 +11,7 @@ never read), the MLP always applies SiLU, every projection is `linear_no_bias`, 
 from __future__ import annotations
 
 from cfglint.consumers.base import PANIC, Consumer, Failure, View, head_dim_mismatch, llama3_scaling
-from cfglint.consumers.serde import deserialize, f32
+from cfglint.serde_json import f32
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.reading import DEFAULT, DERIVED, FIXED
@@ -29,6 +29,8 @@ class CandleLlama(Consumer):
     def read(self, doc: Document, intent: Intent) -> View:
         view = View(consumer=self.name)
         schema = self.schema
+        from cfglint.consumers.serde import deserialize  # pydantic: imported by a Llama file only
+
         parsed = deserialize(schema, doc)
         if isinstance(parsed, Failure):
             return view.fail(parsed)

@@ -14,7 +14,7 @@ taken as given here.
 from __future__ import annotations
 
 from cfglint.consumers.base import ERROR, PANIC, Consumer, Failure, View, head_dim_mismatch, llama3_scaling
-from cfglint.consumers.serde import deserialize, f32
+from cfglint.serde_json import f32
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.reading import DEFAULT, DERIVED, FIXED
@@ -30,6 +30,8 @@ class MistralRs(Consumer):
     def read(self, doc: Document, intent: Intent) -> View:
         view = View(consumer=self.name)
         schema = self.schema
+        from cfglint.consumers.serde import deserialize  # pydantic: imported by a Llama file only
+
         parsed = deserialize(schema, doc)
         if isinstance(parsed, Failure):
             return view.fail(parsed)

@@ -9,10 +9,7 @@ as serde does without `deny_unknown_fields`; a known key written twice is serde'
 
 from __future__ import annotations
 
-import json
 import math
-import struct
-import sys
 import typing
 from dataclasses import dataclass
 from functools import partial
@@ -22,6 +19,7 @@ from pydantic import BaseModel, Field, Strict, ValidationError
 
 from cfglint.consumers.base import Failure
 from cfglint.document import Document, escape
+from cfglint.serde_json import EXPECTED, UNSIGNED_MAX, unexpected
 
 
 @dataclass(frozen=True)
@@ -34,19 +32,11 @@ class Rust:
     newtype: tuple[str, ...] = ()  # variants that carry a value, so a bare string is the wrong shape
 
 
-USize = Annotated[int, Strict(), Field(ge=0, le=2**64 - 1), Rust("usize")]
-U32 = Annotated[int, Strict(), Field(ge=0, le=2**32 - 1), Rust("u32")]
-F32 = Annotated[float, Strict(), Rust("f32")]
-F64 = Annotated[float, Strict(), Rust("f64")]
-Bool = Annotated[bool, Strict(), Rust("a boolean")]
-
-
-def f32(value: float) -> float:
-    """The value a Rust f32 field holds."""
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:  # serde_json rounds out-of-range numbers to infinity
-        return float("inf") if value > 0 else float("-inf")
+USize = Annotated[int, Strict(), Field(ge=0, le=UNSIGNED_MAX["usize"]), Rust(EXPECTED["usize"])]
+U32 = Annotated[int, Strict(), Field(ge=0, le=UNSIGNED_MAX["u32"]), Rust(EXPECTED["u32"])]
+F32 = Annotated[float, Strict(), Rust(EXPECTED["f32"])]
+F64 = Annotated[float, Strict(), Rust(EXPECTED["f64"])]
+Bool = Annotated[bool, Strict(), Rust(EXPECTED["bool"])]
 
 
 def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
@@ -227,24 +217,3 @@ def _declaration_index(model: type[BaseModel], loc: tuple) -> int:
     owner = _field_model(model, _pointer(loc[:-1])) or model
     names = list(owner.model_fields)
     return names.index(loc[-1]) if loc[-1] in names else len(names)
-
-
-def unexpected(value: Any) -> str:
-    """serde's `Unexpected` display for a JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{'true' if value else 'false'}`"
-    if isinstance(value, int) and not -(2**63) <= value <= 2**64 - 1:
-        if abs(value) > sys.float_info.max:
-            return "number out of range"  # serde_json's words for a literal no f64 holds
-        value = float(value)  # serde_json reads an integer literal no i64/u64 holds as an f64
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        return f"floating point `{repr(value).replace('e+', 'e')}`"  # Rust prints 1e20, not 1e+20
-    if isinstance(value, str):
-        return f"string {json.dumps(value, ensure_ascii=False)}"
-    if isinstance(value, list):
-        return "sequence"
-    return "map"

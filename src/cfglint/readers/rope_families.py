@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, TypeGuard
 
 from cfglint.consumers.base import PANIC, Failure
-from cfglint.consumers.serde import unexpected
+from cfglint.serde_json import unexpected
 from cfglint.reading import DEFAULT, same
 
 Values = dict[str, tuple[Any, str]]

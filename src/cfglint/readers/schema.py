@@ -11,7 +11,7 @@ from cfglint.knowledge.entry import REQUIRED, Entry
 
 def model_of(entry: Entry) -> type[BaseModel]:
     if entry.reader == "serde":
-        from cfglint.readers.serde_reader import model_of as serde_model
+        from cfglint.readers.serde_model import model_of as serde_model
 
         return serde_model(entry)
     # The Python readers check no types: every field takes any value, required ones must be present.

@@ -1,75 +1,24 @@
-"""The serde reader: an entry's fields become a pydantic model with serde's types, read as serde_json does.
+"""The serde reader: what candle's and mistral.rs' `#[derive(Deserialize)]` structs parse from a config.
 
-The pydantic model is built once per entry (`pydantic.create_model`, declaration order kept, so serde's
-"first missing field" order holds) and is also what `cfglint schema` exports for the runtime and family.
-Most files need no model: `accepted` checks each field's value against its serde type in plain Python, and
-only a file with a value serde refuses (or a byte-order mark, a NaN literal, a duplicate key) goes through
-pydantic and the translation of its errors into serde's words. tests/knowledge/test_serde_fast_path.py
-holds the two equal.
+Most files are decided in plain Python: each field's value checked against its serde type in document order,
+serde's words for the first value it refuses when that value is a scalar's (a number, a boolean, or null
+where none is allowed), then the first missing field. Only a file with an enum, list or untagged value serde
+refuses, or a byte-order mark, a NaN literal or a duplicate key, goes through the entry's pydantic model
+(readers/serde_model.py) and the translation of pydantic's errors into serde's words, so a plain check
+imports pydantic only for such a file. tests/knowledge/test_serde_fast_path.py holds the two paths equal.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Callable, Literal, Optional, Union
-
-from pydantic import BaseModel, ConfigDict, Strict, create_model
+from typing import Any, Callable, NamedTuple
 
 from cfglint import knowledge
 from cfglint.consumers.base import Failure, View
-from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize, deserialize, f32
 from cfglint.document import Document, escape
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.readers.values import fill
-
-String = Annotated[str, Strict(), Rust("a string")]
-SCALARS: dict[str, Any] = {"usize": USize, "u32": U32, "f32": F32, "f64": F64, "bool": Bool, "string": String, "json": Any}
-
-
-def _activation(runtime: str) -> Any:
-    module = knowledge.module(runtime)
-    if module is None:
-        raise KeyError(f"no knowledge module for {runtime}")  # every serde entry's runtime has one
-    newtype = tuple(getattr(module, "NEWTYPE_ACTIVATIONS", ()))
-    units = tuple(a for a in module.ACTIVATIONS if a not in newtype)
-    return Annotated[Literal[units], Rust("enum Activation", variants=tuple(module.ACTIVATIONS), newtype=newtype)]
-
-
-def annotation(type_name: str, runtime: str) -> Any:
-    if type_name.startswith("option<") and type_name.endswith(">"):
-        return Optional[annotation(type_name[7:-1], runtime)]
-    if type_name == "activation":
-        return _activation(runtime)
-    if type_name == "eos":
-        return Annotated[Union[U32, list[U32]], Rust("untagged enum EosToks", untagged=True)]
-    if type_name.startswith("list<") and type_name.endswith(">"):
-        return Annotated[list[annotation(type_name[5:-1], runtime)], Rust("a sequence")]  # type: ignore[misc]  # an element type built at run time
-    if type_name not in SCALARS:
-        raise ValueError(f"unknown serde field type {type_name!r}")
-    return SCALARS[type_name]
-
-
-_MODELS: dict[tuple[str, str], type[BaseModel]] = {}
-
-
-def model_of(entry: Entry) -> type[BaseModel]:
-    key = (entry.runtime, entry.family)
-    if key not in _MODELS:
-        _MODELS[key] = _build(entry)
-    return _MODELS[key]
-
-
-def _build(entry: Entry) -> type[BaseModel]:
-    declared: dict[str, Any] = {}
-    for name, spec in entry.fields.items():
-        kind = annotation(spec.type, entry.runtime)
-        if spec.default is not REQUIRED:
-            declared[name] = (kind, spec.default)
-        elif spec.type.startswith("option<"):
-            declared[name] = (kind, None)
-        else:
-            declared[name] = (kind, ...)
-    return create_model(entry.struct, __config__=ConfigDict(extra="ignore"), **declared)
+from cfglint.serde_json import f32, refusal
 
 
 # ---------------------------------------------------------------------------------------- the fast path
@@ -77,7 +26,7 @@ def _build(entry: Entry) -> type[BaseModel]:
 _U64, _U32 = 2**64 - 1, 2**32 - 1
 _FLOAT_MAX = int(sys.float_info.max)
 _ABSENT = object()
-_REFUSED = object()  # a value serde does not take: the pydantic path says how it words the refusal
+_REFUSED = object()  # a value serde does not take
 
 
 def _usize(value: Any) -> Any:
@@ -110,6 +59,9 @@ def _optional(inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda value: None if value is None else inner(value)
 
 
+_SCALARS = {"usize": _usize, "u32": _u32, "f32": _float, "f64": _float, "bool": _bool}
+
+
 def _checker(type_name: str, runtime: str) -> Callable[[Any], Any]:
     """The value serde holds for a JSON value of this field type, or _REFUSED."""
     if type_name.startswith("option<"):
@@ -119,57 +71,71 @@ def _checker(type_name: str, runtime: str) -> Callable[[Any], Any]:
         names, newtype = getattr(module, "ACTIVATIONS", ()), getattr(module, "NEWTYPE_ACTIVATIONS", ())
         units = frozenset(a for a in names if a not in newtype)
         return lambda value: value if type(value) is str and value in units else _REFUSED
-    simple = {"usize": _usize, "u32": _u32, "f32": _float, "f64": _float, "bool": _bool, "eos": _eos}
     if type_name == "json":
         return lambda value: value
-    return simple[type_name]
+    if type_name == "eos":
+        return _eos
+    return _SCALARS[type_name]
 
 
-_FIELDS: dict[int, tuple[tuple[str, Callable[[Any], Any], Any], ...]] = {}  # entries live as long as the process
+class _Field(NamedTuple):
+    check: Callable[[Any], Any]  # the value serde holds, or _REFUSED
+    default: Any  # _ABSENT when serde requires the key
+    scalar: str | None  # the scalar type whose refusal is worded here; None: the pydantic path words it
 
 
-def _fields(entry: Entry) -> tuple[tuple[str, Callable[[Any], Any], Any], ...]:
-    """(name, checker, default or _ABSENT when serde requires the key) per field, in declaration order."""
+_FIELDS: dict[int, dict[str, _Field]] = {}  # entries live as long as the process
+
+
+def _fields(entry: Entry) -> dict[str, _Field]:
+    """Each field's check, default and scalar type, in declaration order."""
     if id(entry) not in _FIELDS:
-        _FIELDS[id(entry)] = tuple(
-            (name, _checker(spec.type, entry.runtime),
-             None if spec.default is REQUIRED and spec.type.startswith("option<") else
-             _ABSENT if spec.default is REQUIRED else spec.default)
-            for name, spec in entry.fields.items()
-        )
+        out = {}
+        for name, spec in entry.fields.items():
+            optional = spec.type.startswith("option<")
+            base = spec.type[7:-1] if optional else spec.type
+            default = None if spec.default is REQUIRED and optional else _ABSENT if spec.default is REQUIRED else spec.default
+            out[name] = _Field(_checker(spec.type, entry.runtime), default, base if base in _SCALARS else None)
+        _FIELDS[id(entry)] = out
     return _FIELDS[id(entry)]
 
 
 def accepted(entry: Entry, doc: Document) -> dict[str, Any] | Failure | None:
-    """The fields serde parses from the document; the missing-field error when every value written is one
-    serde takes (serde meets missing fields when the object closes, the first declared first); None when
-    the pydantic path must decide (a value refused, or a text serde_json stops at before any field)."""
+    """What serde parses from the document, or its error, where plain Python can tell: serde walks the
+    members in document order and stops at the first value it refuses, then meets missing fields when the
+    object closes, the first declared first. None when the pydantic path must decide (an enum, list or
+    untagged value refused, or a text serde_json stops at before any field)."""
     data = doc.data
     if doc.bom or doc.literals or doc.duplicates or type(data) is not dict:
         return None
+    fields = _fields(entry)
     parsed: dict[str, Any] = {}
-    missing = None
-    for name, check, default in _fields(entry):
-        value = data.get(name, _ABSENT)
-        if value is _ABSENT:
-            if default is _ABSENT:
-                missing = missing or name
-            parsed[name] = default
-            continue
-        value = check(value)
-        if value is _REFUSED:
-            return None
-        parsed[name] = value
-    if missing is not None:
-        return Failure(f"missing field `{missing}`", "/" + escape(missing), "missing")
-    return parsed
+    for name, value in data.items():  # json keeps members in the order written
+        field = fields.get(name)
+        if field is None:
+            continue  # serde ignores a key its struct does not declare
+        held = field.check(value)
+        if held is _REFUSED:
+            if field.scalar is None:
+                return None
+            return Failure(refusal(field.scalar, value), "/" + escape(name), "type")
+        parsed[name] = held
+    for name, field in fields.items():
+        if name not in parsed:
+            if field.default is _ABSENT:
+                return Failure(f"missing field `{name}`", "/" + escape(name), "missing")
+            parsed[name] = field.default
+    return {name: parsed[name] for name in fields}
 
 
 def parse(entry: Entry, doc: Document) -> dict[str, Any] | Failure:
-    """What serde parses: the fast path, or pydantic's model and serde's wording of what it refuses."""
+    """What serde parses: the plain-Python path, or the pydantic model and serde's wording of what it refuses."""
     fast = accepted(entry, doc)
     if fast is not None:
         return fast
+    from cfglint.consumers.serde import deserialize
+    from cfglint.readers.serde_model import model_of
+
     parsed = deserialize(model_of(entry), doc)
     if isinstance(parsed, Failure):
         return parsed

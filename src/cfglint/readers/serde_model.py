@@ -1,0 +1,66 @@
+"""The pydantic model of a serde entry: its fields with serde's types, read as serde_json does.
+
+Built once per entry (`pydantic.create_model`, declaration order kept, so serde's "first missing field" order
+holds); it is what `cfglint schema` exports for the runtime and family, and what words serde's refusals where
+the serde reader's plain-Python path leaves them to it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Strict, create_model
+
+from cfglint import knowledge
+from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize
+from cfglint.knowledge.entry import REQUIRED, Entry
+from cfglint.serde_json import EXPECTED
+
+String = Annotated[str, Strict(), Rust(EXPECTED["string"])]
+SCALARS: dict[str, Any] = {"usize": USize, "u32": U32, "f32": F32, "f64": F64, "bool": Bool, "string": String, "json": Any}
+
+
+def _activation(runtime: str) -> Any:
+    module = knowledge.module(runtime)
+    if module is None:
+        raise KeyError(f"no knowledge module for {runtime}")  # every serde entry's runtime has one
+    newtype = tuple(getattr(module, "NEWTYPE_ACTIVATIONS", ()))
+    units = tuple(a for a in module.ACTIVATIONS if a not in newtype)
+    return Annotated[Literal[units], Rust("enum Activation", variants=tuple(module.ACTIVATIONS), newtype=newtype)]
+
+
+def annotation(type_name: str, runtime: str) -> Any:
+    if type_name.startswith("option<") and type_name.endswith(">"):
+        return Optional[annotation(type_name[7:-1], runtime)]
+    if type_name == "activation":
+        return _activation(runtime)
+    if type_name == "eos":
+        return Annotated[Union[U32, list[U32]], Rust("untagged enum EosToks", untagged=True)]
+    if type_name.startswith("list<") and type_name.endswith(">"):
+        return Annotated[list[annotation(type_name[5:-1], runtime)], Rust("a sequence")]  # type: ignore[misc]  # an element type built at run time
+    if type_name not in SCALARS:
+        raise ValueError(f"unknown serde field type {type_name!r}")
+    return SCALARS[type_name]
+
+
+_MODELS: dict[tuple[str, str], type[BaseModel]] = {}
+
+
+def model_of(entry: Entry) -> type[BaseModel]:
+    key = (entry.runtime, entry.family)
+    if key not in _MODELS:
+        _MODELS[key] = _build(entry)
+    return _MODELS[key]
+
+
+def _build(entry: Entry) -> type[BaseModel]:
+    declared: dict[str, Any] = {}
+    for name, spec in entry.fields.items():
+        kind = annotation(spec.type, entry.runtime)
+        if spec.default is not REQUIRED:
+            declared[name] = (kind, spec.default)
+        elif spec.type.startswith("option<"):
+            declared[name] = (kind, None)
+        else:
+            declared[name] = (kind, ...)
+    return create_model(entry.struct, __config__=ConfigDict(extra="ignore"), **declared)
