@@ -452,6 +452,9 @@ ENTRIES: tuple[Entry, ...] = (
             **_BASE_DERIVE,
             "hidden_act": "'swiglu_oai'",
             "attention_bias": "True",
+            # the converter splits gate_up_proj_bias and writes down_proj_bias (conversion/gpt_oss.py);
+            # models/openai-moe.cpp:51-54 requires the router's and the experts' bias tensors
+            "mlp_bias": "True",
             "n_routed_experts": "num_local_experts",
             "mlp_layers": 'layers(num_hidden_layers, "moe")',
             "tie_word_embeddings": "False",

@@ -47,12 +47,22 @@ _DIRECT = (
     "residual_multiplier",
     "logits_scaling",
     "num_experts_per_tok",
+    "qk_rope_head_dim",
+    "v_head_dim",
+    "kv_lora_rank",
+    "q_lora_rank",
+    "n_routed_experts",
+    "n_shared_experts",
+    "topk_method",
+    "n_group",
+    "topk_group",
+    "routed_scaling_factor",
 )
 # Read by the modeling code straight from the config (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock, ...: the
 # router's top_k), where the transformers 5 profile states no value of its own.
 _FROM_CONFIG = ("num_experts_per_tok",)
 # What "the runtime has no such feature" is worth for a key a profile may leave out.
-_NEUTRAL = {"partial_rotary_factor": 1.0}
+_NEUTRAL = {"partial_rotary_factor": 1.0, "topk_method": "greedy"}  # greedy: experts chosen without groups
 # RoPE types whose frequencies depend on the trained context length.
 _NEEDS_CONTEXT = ("dynamic", "yarn", "longrope")
 # Gemma 3 keeps one RoPE per layer type; its local layers read rope_local_base_freq without scaling.
@@ -94,6 +104,10 @@ def transformed_config(reference: Mapping[str, Any], values: Mapping[str, Any]) 
     for key in _DIRECT:
         if key in values:
             out[key] = values[key]
+    if values.get("qk_head_dim") is not None and values.get("qk_rope_head_dim") is not None:
+        # The modeling code builds queries and keys qk_nope_head_dim + qk_rope_head_dim wide.
+        out["qk_nope_head_dim"] = values["qk_head_dim"] - values["qk_rope_head_dim"]
+        out["qk_head_dim"] = values["qk_head_dim"]
     out["hidden_act"] = values["hidden_act"]
     if "hidden_activation" in out:
         out["hidden_activation"] = values["hidden_act"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cfglint.consumers.base import LOADS, NOT_APPLICABLE
-from cfglint.logits.spec import REQUIRED_VALUE_KEYS
+from cfglint.logits.spec import required_keys
 from cfglint.weights import loading
 from cfglint.weights.layout import HEAD
 from cfglint.weights.loaders import ERROR, PANIC, Loader, loader_for
@@ -42,6 +42,10 @@ class Plan:
         return repr(sorted((k, repr(v)) for k, v in self.values.items() if k not in _INERT_KEYS))
 
 
+# An MLP bias as the checkpoint stores it: a dense MLP's, or gpt-oss's experts' (one tensor for all of them).
+_MLP_BIASES = ("mlp.gate_proj.bias", "mlp.experts.gate_up_proj_bias")
+
+
 def _stores(names: Collection[str], suffix: str) -> bool:
     return any(name.endswith(suffix) for name in names)
 
@@ -53,7 +57,7 @@ def tensor_habits(values: Mapping[str, Any], loader: Loader | None, stored: Coll
         return out
     if loader.biases_stored:
         out["attention_bias"] = _stores(stored, "self_attn.q_proj.bias")
-        out["mlp_bias"] = _stores(stored, "mlp.gate_proj.bias")
+        out["mlp_bias"] = any(_stores(stored, suffix) for suffix in _MLP_BIASES)
     if loader.head_stored:
         out["tie_word_embeddings"] = HEAD not in stored
     elif loader.unties and out.get("tie_word_embeddings") is True and HEAD in stored:
@@ -77,7 +81,7 @@ def plan(ctx: Context) -> dict[str, Plan]:
         if weight_load is not None and weight_load.outcome in (ERROR, PANIC):
             plans[name] = Plan(name, FAILS, message=weight_load.message)
             continue
-        unsaid = [key for key in REQUIRED_VALUE_KEYS if view.values.get(key) is None]
+        unsaid = [key for key in required_keys(view.values) if view.values.get(key) is None]
         if unsaid:
             plans[name] = Plan(name, NOT_RUN, message=f"the {name} profile does not say which {', '.join(unsaid)} it uses")
             continue

@@ -20,6 +20,17 @@ REQUIRED_VALUE_KEYS = (
     "hidden_act",
     "rms_norm_eps",
 )
+# Latent attention (DeepSeek) has no single head size: these instead of head_dim (q_lora_rank may be null).
+LATENT_VALUE_KEYS = ("qk_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank")
+
+
+def required_keys(values: Mapping[str, Any]) -> tuple[str, ...]:
+    """The keys a reading must give a value for: head_dim's place taken by the latent sizes in an MLA reading."""
+    if values.get("qk_head_dim") is None:
+        return REQUIRED_VALUE_KEYS
+    return tuple(k for k in REQUIRED_VALUE_KEYS if k != "head_dim") + LATENT_VALUE_KEYS
+
+
 # Absent means the runtime has no such feature: no scaling, no biases, no length limit, no EOS.
 OPTIONAL_VALUE_DEFAULTS: dict[str, Any] = {
     "rope_scaling": None,
