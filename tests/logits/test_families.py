@@ -28,7 +28,7 @@ from .conftest import write_tiny_family
 
 TOLERANCE = 1e-4
 TOKENS = 8
-FAMILIES = ("qwen2", "qwen3", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text", "phi3", "deepseek_v2")
+FAMILIES = ("qwen2", "qwen3", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3")
 # After the fix, the readings that still differ, and whether a finding of the fixed file names them.
 REMAINING = {
     "gemma": {"mlx-lm": True, "llama-cpp": True},  # mlx-lm's gelu (A003); llama.cpp's Gemma theta 10000 (R006)

@@ -429,6 +429,10 @@ ENTRIES: tuple[Entry, ...] = (
             "tie_word_embeddings": "tie_word_embeddings",
             # leading_dense_block_count = first_k_dense_replace; every later layer is experts
             "mlp_layers": "moe_layers(num_hidden_layers, n_routed_experts, first_k_dense_replace or 0, None)",
+            # topk_method is not read: llama-graph.cpp:2095-2118 picks expert groups whenever expert_group_count
+            # (n_group, conversion/base.py) is above 1, scoring each group by its two best experts as V3's
+            # noaux_tc does (V2's group_limited_greedy takes the best one), and sigmoid scores carry the bias
+            "topk_method": "'noaux_tc' if (n_group or 1) > 1 or scoring_func == 'sigmoid' else 'greedy'",
         },
         rope="converter",
         checks=_SPECIAL_CHECKS + (
