@@ -50,7 +50,8 @@ _ATTENTION_BIASES = (
     "attn_output.bias",
     "attn_qkv.bias",
 )
-_MLP_BIASES = ("ffn_gate.bias", "ffn_up.bias", "ffn_down.bias")
+# a dense MLP's, or the experts' (gpt-oss: llama.cpp's openai-moe graph requires them)
+_MLP_BIASES = ("ffn_gate.bias", "ffn_up.bias", "ffn_down.bias", "ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias")
 _CONVERT_TIMEOUT_S = 900
 
 
