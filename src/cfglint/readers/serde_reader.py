@@ -18,23 +18,22 @@ from cfglint.consumers.base import Failure, View
 from cfglint.document import Document, escape
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.readers.values import fill
-from cfglint.serde_json import f32, refusal
+from cfglint.serde_json import UNSIGNED_MAX, f32, refusal
 
 
 # ---------------------------------------------------------------------------------------- the fast path
 
-_U64, _U32 = 2**64 - 1, 2**32 - 1
 _FLOAT_MAX = int(sys.float_info.max)
 _ABSENT = object()
 _REFUSED = object()  # a value serde does not take
 
 
 def _usize(value: Any) -> Any:
-    return value if type(value) is int and 0 <= value <= _U64 else _REFUSED
+    return value if type(value) is int and 0 <= value <= UNSIGNED_MAX["usize"] else _REFUSED
 
 
 def _u32(value: Any) -> Any:
-    return value if type(value) is int and 0 <= value <= _U32 else _REFUSED
+    return value if type(value) is int and 0 <= value <= UNSIGNED_MAX["u32"] else _REFUSED
 
 
 def _float(value: Any) -> Any:
