@@ -146,9 +146,11 @@ def pointer_of(*keys: str | int) -> str:
     return "".join("/" + escape(str(k)) for k in keys)
 
 
-def load(path: Path) -> Document:
-    """Read and parse one file; OSError propagates so the caller can report an unreadable path."""
-    size = path.stat().st_size
+def load(path: Path, size: int | None = None) -> Document:
+    """Read and parse one file (`size` from a stat the caller took); OSError propagates so the caller can
+    report an unreadable path."""
+    if size is None:
+        size = path.stat().st_size
     if size > MAX_BYTES:
         doc = Document(path=path, text="")
         doc.syntax = SyntaxProblem(f"file is {size / 2**20:.1f} MiB, larger than any config ({MAX_BYTES >> 20} MiB); not parsed", 0)

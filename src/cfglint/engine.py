@@ -23,16 +23,21 @@ class _Where(Enum):
     BESIDE = "beside"
 
 
-BESIDE = _Where.BESIDE  # context_of's default: read the weights from the config's own directory
+BESIDE = _Where.BESIDE  # context_of's default: read the weights and the listing from the config's own directory
 
 
-def context_of(doc: Document, consumers: list[Consumer], weights: Weights | None | _Where = BESIDE) -> Context:
-    """`weights` replaces the files beside config.json when they are read elsewhere (a Hub repository's headers)."""
+def context_of(
+    doc: Document, consumers: list[Consumer], weights: Weights | None | _Where = BESIDE,
+    listing: frozenset[str] | None | _Where = BESIDE,
+) -> Context:
+    """`weights` replaces the files beside config.json when they are read elsewhere (a Hub repository's
+    headers); `listing` is the directory's, when the caller has read it already."""
     if not doc.ok or not isinstance(doc.data, dict):
         return Context(doc, None, {})
     intent = intent_of(doc.data)
     views = {c.name: c.view(doc, intent) for c in consumers}
-    listing = model_directory_listing(doc)
+    if listing is BESIDE:
+        listing = model_directory_listing(doc)
     if weights is BESIDE:
         found = find_weights(doc.path.parent, listing) if listing is not None else None
     else:  # shared across contexts (fix rounds): each gets its own cache, since plans depend on the config

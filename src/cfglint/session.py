@@ -15,7 +15,7 @@ from cfglint.errors import UsageError
 from cfglint.policy import Policy, plugin_rules
 from cfglint.rule import Context, Rule, load_builtin
 from cfglint.settings import ALL, Finder, is_selector
-from cfglint.targets import TargetError, resolve
+from cfglint.targets import TargetError, located
 
 
 @dataclass
@@ -64,9 +64,10 @@ class Session:
             raise UsageError(f"select: unknown rule code{'s' if len(bad) != 1 else ''} {', '.join(map(repr, bad))} (see `cfglint rules`)")
         self.selected = tuple(selectors)
 
-    def policy_for(self, path: Path) -> Policy:
-        """The configuration that governs one file, bound to the rules it enables (cached per config file)."""
-        settings = self.finder.for_file(path)
+    def policy_for(self, path: Path, listing: frozenset[str] | None = None) -> Policy:
+        """The configuration that governs one file, bound to the rules it enables (cached per config file);
+        `listing`, the files of its folder, spares looking for settings files there."""
+        settings = self.finder.for_file(path, listing)
         if self.selected is not None:
             settings = settings._replace(select=self.selected)
         if settings.source not in self._policies:
@@ -127,25 +128,25 @@ class Session:
                 results += self.check_ggufs([Path(target)], seen)
                 continue
             try:
-                path = resolve(target)
-                doc = document.load(path)
+                path, info = located(target)
+                doc = document.load(path, info.st_size)
             except TargetError as err:
                 self.error(str(err))
                 continue
             except OSError as err:
                 self.error(f"{target}: {err.strerror or err}")
                 continue
-            identity = _identity(path)
+            identity = info.st_dev, info.st_ino
             if identity in seen:
                 continue  # named twice, e.g. as config.json and as its generation_config.json
             seen.add(identity)
             display = str(path)
-            policy = self.policy_for(path)
+            listing = model_directory_listing(doc)  # also beside a broken config; it holds the settings files too
+            policy = self.policy_for(path, listing)
             chosen = [c for c in self.consumers if c.name in policy.consumer_names]
-            ctx = context_of(doc, chosen)
+            ctx = context_of(doc, chosen, listing=listing)
             rules = policy.rules_for(path)
             results.append(Result(display, path, ctx, lint(ctx, rules, display), rules, chosen))
-            listing = ctx.listing if ctx.intent is not None else model_directory_listing(doc)  # also beside a broken config
             if listing is not None and any(n.lower().endswith(".gguf") for n in listing):
                 results += self.check_ggufs(sorted(path.parent / n for n in listing if n.lower().endswith(".gguf")), seen)
         if hf_cache:

@@ -22,7 +22,7 @@ import sys
 from types import MappingProxyType
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Collection, Mapping, NamedTuple
 
 from cfglint.errors import UsageError
 
@@ -213,14 +213,15 @@ class Finder:
         self.explicit = read(Path(config)) if config else explicit
         self._by_directory: dict[Path, Settings] = {}
 
-    def for_file(self, path: Path) -> Settings:
+    def for_file(self, path: Path, listing: Collection[str] | None = None) -> Settings:
+        """`listing`: the names of the files in the file's own folder, when the caller has them."""
         if self.isolated:
             return DEFAULT
         if self.explicit is not None:
             return self.explicit
-        return self._discover(Path(os.path.abspath(path)).parent)
+        return self._discover(Path(os.path.abspath(path)).parent, listing)
 
-    def _discover(self, directory: Path) -> Settings:
+    def _discover(self, directory: Path, listing: Collection[str] | None = None) -> Settings:
         visited = []
         found = DEFAULT
         candidate = directory
@@ -229,7 +230,10 @@ class Finder:
                 found = self._by_directory[candidate]
                 break
             visited.append(candidate)
-            here = _settings_in(candidate)
+            if candidate is directory and listing is not None and FILE_NAME not in listing and PYPROJECT not in listing:
+                here = None  # a model directory without settings files: no need to look
+            else:
+                here = _settings_in(candidate)
             if here is not None:
                 found = here
                 break

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from pathlib import Path
 
 
@@ -10,26 +13,47 @@ class TargetError(Exception):
 
 
 def resolve(arg: str) -> Path:
+    return located(arg)[0]
+
+
+def located(arg: str) -> tuple[Path, os.stat_result]:
+    """The config file an argument names, and its stat (which also identifies it): two stats for a folder."""
     path = Path(arg)
     try:
-        if path.is_dir():
-            config = path / "config.json"
-            if not config.exists():
-                raise TargetError(f"{arg}: no config.json in this directory")
-            path = config
-        elif not path.exists():
+        info = _stat(path)
+        if info is None:
             raise TargetError(f"{arg}: no such file or directory")
+        if stat.S_ISDIR(info.st_mode):
+            path = path / "config.json"
+            info = _stat(path)
+            if info is None:
+                raise TargetError(f"{arg}: no config.json in this directory")
         elif path.name == "generation_config.json":
             # It is read together with the config.json beside it (pre-commit hands over either file).
-            config = path.parent / "config.json"
-            if not config.exists():
+            path = path.parent / "config.json"
+            info = _stat(path)
+            if info is None:
                 raise TargetError(f"{arg}: no config.json beside it")
-            path = config
-        if path.is_dir():
+        if stat.S_ISDIR(info.st_mode):
             raise TargetError(f"{path}: is a directory, not a config file")
     except PermissionError:
         raise TargetError(f"{arg}: permission denied") from None
-    return path
+    return path, info
+
+
+_ABSENT = {errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP}  # what pathlib's exists() answers False to
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """None where pathlib's exists() says False; any other OSError (permission denied) propagates."""
+    try:
+        return os.stat(path)
+    except OSError as err:
+        if err.errno in _ABSENT:
+            return None
+        raise
+    except ValueError:  # a name the file system cannot encode
+        return None
 
 
 def is_cache_blob(path: Path) -> bool:

@@ -90,14 +90,30 @@ _STRICT = {
 _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
 
 
+_TYPED: dict[int, tuple[tuple[str, str, bool], ...]] = {}  # entries live as long as the process
+
+
+def _typed(entry) -> tuple[tuple[str, str, bool], ...]:
+    """The entry's type-checked fields: (key, strict type, null allowed), in declaration order."""
+    if id(entry) not in _TYPED:
+        out = []
+        for key, spec in entry.fields.items():
+            base = spec.type.rstrip("?")  # "int?": an int or null
+            if base in _STRICT:
+                out.append((key, base, base != spec.type))
+        _TYPED[id(entry)] = tuple(out)
+    return _TYPED[id(entry)]
+
+
 def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     """(message, pointer) of the first check a family's strict config class fails, or None."""
-    for key, spec in entry.fields.items():
-        base = spec.type.rstrip("?")  # "int?": an int or null
-        if key not in data or base not in _STRICT or (data[key] is None and base != spec.type):
+    for key, base, nullable in _typed(entry):
+        if key not in data:
             continue
-        if not _STRICT[base](data[key]):
-            return f"StrictDataclassFieldValidationError: field '{key}' got {data[key]!r}: not a valid {base}", "/" + key
+        value = data[key]
+        if (value is None and nullable) or _STRICT[base](value):
+            continue
+        return f"StrictDataclassFieldValidationError: field '{key}' got {value!r}: not a valid {base}", "/" + key
     hidden, heads = data.get("hidden_size", entry.fields["hidden_size"].default), data.get("num_attention_heads", entry.fields["num_attention_heads"].default)
     if entry.family in _VALIDATES_HEADS and isinstance(hidden, int) and isinstance(heads, int) and heads and hidden % heads:
         return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
