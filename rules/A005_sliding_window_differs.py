@@ -56,8 +56,11 @@ def check(ctx):
     want = windows(intent.values, context)
     if want is None:
         return
+    kinds, window = intent.values.get("layer_types"), intent.values.get("sliding_window")
     effects = []
     for name, view in ctx.loaded():
+        if view.values.get("layer_types") == kinds and view.values.get("sliding_window") == window:
+            continue  # the same layers and window: the same windows, without building them
         theirs = windows(view.values, context)
         if theirs is not None and theirs != want:
             effects.append(Effect(name, "uses", summary(theirs), ""))

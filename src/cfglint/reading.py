@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 # The values every reading reports, in the order reports show them.
 KEYS = (
@@ -79,6 +79,17 @@ def same(key: str, a: Any, b: Any) -> bool:
     if key == "eos_token_id":
         return _as_set(a) == _as_set(b)
     return _close(a, b)
+
+
+def same_as(key: str, want: Any) -> Callable[[Any], bool]:
+    """`same(key, value, want)` as a test of one value, with what `want` compares by worked out once."""
+    if key == "rope_scaling":
+        wanted = _scaling_key(want)
+        return lambda value: _scaling_key(value) == wanted
+    if key == "eos_token_id":
+        ids = _as_set(want)
+        return lambda value: _as_set(value) == ids
+    return lambda value: _close(value, want)
 
 
 def _close(a: Any, b: Any) -> bool:

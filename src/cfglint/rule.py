@@ -23,7 +23,7 @@ from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
 from cfglint.intent import Intent
-from cfglint.reading import same
+from cfglint.reading import same_as
 from cfglint.tokenizer_names import NAMES as TOKENIZER_FILES
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class Context:
         """Where the model's own config is: "/text_config" in a multimodal file, "" otherwise."""
         return self.intent.root if self.intent is not None else ""
 
-    @property
+    @cached_property  # every rule asks; the document does not change within one context
     def config(self) -> dict:
         """The model's config object (a multimodal file's text_config); the whole file is `doc.data`."""
         data = self.doc.data if isinstance(self.doc.data, dict) else {}
@@ -91,12 +91,19 @@ class Context:
         return analyse(self)
 
     def diverging(self, key: str) -> list[tuple[str, View]]:
-        """Consumers whose value for key differs from what transformers means."""
+        """Consumers whose value for key differs from what transformers means (several rules ask for a key)."""
         assert self.intent is not None
-        if key not in self.intent.values:
-            return []
-        want = self.intent.values[key]
-        return [(n, v) for n, v in self.loaded() if key in v.values and not same(key, v.values[key], want)]
+        if key not in self._diverging:
+            if key not in self.intent.values:
+                self._diverging[key] = []
+            else:
+                agrees = same_as(key, self.intent.values[key])
+                self._diverging[key] = [(n, v) for n, v in self._loaded if key in v.values and not agrees(v.values[key])]
+        return list(self._diverging[key])
+
+    @cached_property
+    def _diverging(self) -> dict[str, list[tuple[str, View]]]:
+        return {}
 
     def failures(self, kinds: Iterable[str], under: str | None = None) -> list[tuple[str, View]]:
         kinds = set(kinds)
