@@ -15,7 +15,7 @@ from cfglint.errors import UsageError
 from cfglint.policy import Policy, plugin_rules
 from cfglint.rule import Context, Rule, load_builtin
 from cfglint.settings import ALL, Finder, is_selector
-from cfglint.targets import TargetError, located
+from cfglint.targets import Located, NoConfigHere, TargetError, located
 
 
 @dataclass
@@ -84,23 +84,23 @@ class Session:
         if self.on_error is not None:
             self.on_error(message)
 
-    def local_targets(self, arg: str) -> list[str]:
-        """A local argument as the paths to read: itself, or the model directories of the tree it names."""
-        path = Path(arg)
+    def local_targets(self, arg: str) -> list[tuple[str, Located | Exception]]:
+        """A local argument as the paths to read, each with its config file and stat or the error to report:
+        itself, or the model directories of the tree it names."""
         try:
-            searched = path.is_dir() and not (path / "config.json").exists()
-        except OSError:  # resolve() names the problem
-            searched = False
-        if not searched:
-            return [arg]
+            return [(arg, located(arg))]
+        except NoConfigHere:
+            pass
+        except (TargetError, OSError) as err:
+            return [(arg, err)]
         from cfglint import discovery  # only a tree search needs it (and its gitignore matcher)
 
-        found = discovery.model_directories(path, respect_gitignore=self.respect_gitignore, excluded=self._excluded)
+        found = discovery.model_directories(Path(arg), respect_gitignore=self.respect_gitignore, excluded=self._excluded)
         for problem in found.problems:
             self.error(problem)
         if not found.files and not found.problems:
             self.error(f"{arg}: no config.json in this directory or in any folder below it")
-        return [str(f) for f in found.files]
+        return [(str(f), _located(str(f))) for f in found.files]
 
     def _excluded(self, folder: Path) -> bool:
         return self.finder.for_file(folder / "config.json").excludes(folder)
@@ -114,8 +114,11 @@ class Session:
         remote = hub.checkouts(args, revision, jobs, deadline)
         results = []
         seen: set[object] = set()
-        local = [(arg, target) for arg in args for target in ([arg] if arg in remote else self.local_targets(arg))]
-        for arg, target in local:
+        local = [
+            (arg, target, found) for arg in args
+            for target, found in ([(arg, None)] if arg in remote else self.local_targets(arg))
+        ]
+        for arg, target, found in local:
             if arg in remote:
                 if remote[arg].ggufs:
                     from cfglint.hub import gguf_check
@@ -128,7 +131,10 @@ class Session:
                 results += self.check_ggufs([Path(target)], seen)
                 continue
             try:
-                path, info = located(target)
+                if isinstance(found, Exception):
+                    raise found
+                assert found is not None  # None only for a Hub repository, checked above
+                path, info = found
                 doc = document.load(path, info.st_size)
             except TargetError as err:
                 self.error(str(err))
@@ -204,6 +210,13 @@ def exit_code(diagnostics: list[Diagnostic], unreadable: int) -> int:
     if unreadable:
         return 2
     return 1 if any(d.severity is not Severity.INFO for d in diagnostics) else 0
+
+
+def _located(target: str) -> Located | Exception:
+    try:
+        return located(target)
+    except (TargetError, OSError) as err:
+        return err
 
 
 def _identity(path: Path) -> object:

@@ -211,7 +211,7 @@ class Finder:
             raise UsageError("--config and --isolated cannot be used together")
         self.isolated = isolated
         self.explicit = read(Path(config)) if config else explicit
-        self._by_directory: dict[Path, Settings] = {}
+        self._by_directory: dict[str, Settings] = {}  # absolute folder names: cheaper to hash than Paths
 
     def for_file(self, path: Path, listing: Collection[str] | None = None) -> Settings:
         """`listing`: the names of the files in the file's own folder, when the caller has them."""
@@ -219,9 +219,9 @@ class Finder:
             return DEFAULT
         if self.explicit is not None:
             return self.explicit
-        return self._discover(Path(os.path.abspath(path)).parent, listing)
+        return self._discover(os.path.dirname(os.path.abspath(path)), listing)
 
-    def _discover(self, directory: Path, listing: Collection[str] | None = None) -> Settings:
+    def _discover(self, directory: str, listing: Collection[str] | None = None) -> Settings:
         visited = []
         found = DEFAULT
         candidate = directory
@@ -233,13 +233,14 @@ class Finder:
             if candidate is directory and listing is not None and FILE_NAME not in listing and PYPROJECT not in listing:
                 here = None  # a model directory without settings files: no need to look
             else:
-                here = _settings_in(candidate)
+                here = _settings_in(Path(candidate))
             if here is not None:
                 found = here
                 break
-            if candidate.parent == candidate:
+            parent = os.path.dirname(candidate)
+            if parent == candidate:
                 break
-            candidate = candidate.parent
+            candidate = parent
         for candidate in visited:
             self._by_directory[candidate] = found
         return found

@@ -12,11 +12,18 @@ class TargetError(Exception):
     """A path that cannot be checked; the message is one line, naming the path."""
 
 
+class NoConfigHere(TargetError):
+    """A folder without config.json: on the command line, it stands for the model directories below it."""
+
+
+Located = tuple[Path, os.stat_result]  # a config file, and its stat
+
+
 def resolve(arg: str) -> Path:
     return located(arg)[0]
 
 
-def located(arg: str) -> tuple[Path, os.stat_result]:
+def located(arg: str) -> Located:
     """The config file an argument names, and its stat (which also identifies it): two stats for a folder."""
     path = Path(arg)
     try:
@@ -27,7 +34,7 @@ def located(arg: str) -> tuple[Path, os.stat_result]:
             path = path / "config.json"
             info = _stat(path)
             if info is None:
-                raise TargetError(f"{arg}: no config.json in this directory")
+                raise NoConfigHere(f"{arg}: no config.json in this directory")
         elif path.name == "generation_config.json":
             # It is read together with the config.json beside it (pre-commit hands over either file).
             path = path.parent / "config.json"
