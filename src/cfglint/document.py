@@ -289,21 +289,26 @@ class _KeyIndex:
         self.root = blank.end() if blank is not None else start
         self.ordinal: dict[str, int] = {}
         self.arrays: set[str] = set()  # pointers whose value is an array
-        self._walk("", data)
+        keys = self._walk(data)
         offsets = [m.start() for m in _STRINGS.finditer(text, start) if m.lastindex]
-        self.offsets = offsets if len(offsets) == len(self.ordinal) else None
+        self.offsets = offsets if len(offsets) == keys else None
 
-    def _walk(self, pointer: str, value: Any) -> None:
-        stack = [(pointer, value, False)]
+    def _walk(self, data: Any) -> int:
+        """Number the keys outside arrays in document order, and count the ones inside (what is inside an
+        array is the full spans' answer): the number of keys in the text."""
+        count = 0
+        stack: list[tuple[str, Any, bool]] = [("", data, False)]
         while stack:  # depth-first in document order: a key counts when it is reached, members pushed reversed
             pointer, value, is_member = stack.pop()
             if is_member:
-                self.ordinal[pointer] = len(self.ordinal)
+                self.ordinal[pointer] = count
+                count += 1
             if isinstance(value, dict):
                 stack.extend(reversed([(pointer + "/" + escape(k), v, True) for k, v in value.items()]))
             elif isinstance(value, list):
                 self.arrays.add(pointer)
-                stack.extend(reversed([(f"{pointer}/{i}", v, False) for i, v in enumerate(value)]))
+                count += _keys_within(value)
+        return count
 
     def offset(self, pointer: str) -> int | None:
         if self.offsets is None:
@@ -317,6 +322,19 @@ class _KeyIndex:
                 return None  # an element's span (or its nearest parent's) is the full spans' answer
             pointer = parent
         return self.root
+
+
+def _keys_within(array: list) -> int:
+    """The object keys anywhere inside an array (most hold numbers or strings, and none)."""
+    count = 0
+    stack: list[Any] = [array]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            count += len(node)
+            node = node.values()
+        stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return count
 
 
 def _depth_over(data: Any) -> bool:
