@@ -122,3 +122,27 @@ def test_select_on_the_command_line(in_repo, capsys):
     assert code == 1 and [f["code"] for f in json.loads(out)] == ["D001", "R002"]
     assert main(["check", LLAMA_TF5, "--select", "nope"]) == 2
     assert "select: unknown rule code 'nope'" in capsys.readouterr().err
+
+
+def test_a_batch_check_collects_cycles_less_often_and_restores_the_threshold(monkeypatch):
+    """The cycle collector's first threshold is raised while a check runs, and is the caller's again after."""
+    import gc
+
+    from cfglint import batch, engine, session
+
+    seen = []
+    context_of = engine.context_of
+
+    def spying(*args, **kwargs):
+        seen.append(gc.get_threshold()[0])
+        return context_of(*args, **kwargs)
+
+    monkeypatch.setattr(session, "context_of", spying)
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, before[1], before[2])
+        session.Session().check_all([str(ROOT / "samples" / "qwen3-0.6b")])
+        assert seen == [batch.THRESHOLD]
+        assert gc.get_threshold() == (700, before[1], before[2])
+    finally:
+        gc.set_threshold(*before)

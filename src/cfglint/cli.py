@@ -294,4 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    from cfglint.batch import fewer_collections
+
+    with fewer_collections():  # the whole command, its report too
+        sys.exit(main())

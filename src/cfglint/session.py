@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cfglint import consumers, document, hub
+from cfglint.batch import fewer_collections
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic, Severity
 from cfglint.engine import context_of, lint, model_directory_listing
@@ -111,6 +112,10 @@ class Session:
     ) -> list[Result]:
         """Every argument (a local path or a Hub repository id) in order, then the cached snapshots if asked.
         A folder without config.json stands for the model directories found below it."""
+        with fewer_collections():
+            return self._check_all(args, revision, jobs, deadline, hf_cache)
+
+    def _check_all(self, args: list[str], revision: str | None, jobs: int, deadline: float, hf_cache: bool) -> list[Result]:
         remote = hub.checkouts(args, revision, jobs, deadline)
         results = []
         seen: set[object] = set()
