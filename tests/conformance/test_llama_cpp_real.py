@@ -455,3 +455,29 @@ def test_the_published_smollm2_gguf_runs_as_cfglint_predicts_from_its_header():
     assert predicted["hparams"]["eot"] is None and candidates == [0, 2] and observed["eot"] in candidates
     observed["eot"] = None
     assert {k: (v, observed[k]) for k, v in predicted["hparams"].items() if observed[k] != v} == {}
+
+
+_LOAD_VOCABULARY = "import sys, llama_cpp; print(llama_cpp.Llama(model_path=sys.argv[1], vocab_only=True, verbose=False).n_vocab())"
+
+
+def test_a_token_list_holding_a_text_twice_aborts_real_llama_cpp_as_cfglint_reports(tmp_path):
+    """llama-vocab.cpp asserts that every token text maps to its own id: the process aborts (SIGABRT) where
+    G006 says it will, and the same file with distinct texts loads."""
+    import signal
+    import subprocess
+
+    from cfglint.gguf.header import read_header
+    from cfglint.gguf.runs import runs_of
+    from tests.gguf.files import TOKENS, tiny_gguf
+
+    python = llama_cpp_python()
+    twice = list(TOKENS)
+    twice[9] = twice[7]
+    outcomes = {}
+    for name, tokens in (("distinct", TOKENS), ("twice", twice)):
+        path = tiny_gguf(tmp_path / f"{name}.gguf", tokenizer__ggml__tokens=tokens)
+        run = subprocess.run([str(python), "-c", _LOAD_VOCABULARY, str(path)], capture_output=True, text=True, timeout=120)
+        predicted = runs_of(read_header(path)).get("tokens_held_twice")
+        outcomes[name] = (run.returncode, run.stdout.strip(), predicted.value if predicted else None)
+    assert outcomes["distinct"] == (0, str(len(TOKENS)), None)
+    assert outcomes["twice"] == (-signal.SIGABRT, "", [(twice[7], 7, 9)])

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from cfglint.cli import main
-from tests.gguf.files import TINY_CONFIG, tiny_gguf
+from tests.gguf.files import TINY_CONFIG, TOKENS, tiny_gguf
 
 
 def findings(capsys, folder, config=None) -> list[tuple[str, str, str]]:
@@ -93,3 +93,17 @@ def test_candle_derives_another_head_size(tmp_path, capsys):
     assert [(c, k) for c, k, _ in findings(capsys, tmp_path, {**TINY_CONFIG, "head_dim": 32})] == [("G013", "llama.attention.key_length")]
     tiny_gguf(tmp_path / "m.gguf", "qwen2")
     assert findings(capsys, tmp_path, {**TINY_CONFIG, "model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}) == []
+
+
+def test_a_token_text_held_twice_is_reported_as_the_abort_it_causes(tmp_path, capsys):
+    """llama.cpp's vocabulary maps each text to one id and asserts the two tables are the same size."""
+    tokens = list(TOKENS)
+    tokens[7], tokens[9] = "t4", "t4"  # "t4" is also id 7's text
+    tiny_gguf(tmp_path / "m.gguf", tokenizer__ggml__tokens=tokens)
+    (found,) = findings(capsys, tmp_path, TINY_CONFIG)
+    assert found[:2] == ("G006", "tokenizer.ggml.tokens")
+    assert '"t4" at ids 7 and 9' in found[2] and "llama.cpp aborts at load" in found[2]
+    tokens[9] = "t6"
+    tokens[3], tokens[4] = "", ""  # empty texts are renamed "[EMPTY_<id>]": not the same text
+    tiny_gguf(tmp_path / "m.gguf", tokenizer__ggml__tokens=tokens)
+    assert findings(capsys, tmp_path, TINY_CONFIG) == []

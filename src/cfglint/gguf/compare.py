@@ -237,6 +237,12 @@ def _against_tensors(runs: Runs, tensors: dict, source: Source | None) -> Iterat
         if isinstance(heads.value, int) and isinstance(length.value, int) and heads.value * length.value != tensor.shape[1]:
             yield Difference("dimensions", f"{heads.key} {heads.value} x {length.key} {_ran(runs, length_name)} = {heads.value * length.value}, but {tensor.name} has {tensor.shape[1]} outputs: llama.cpp refuses to load the file",
                              heads.key, source.pointer("num_attention_heads" if heads_name == "head_count" else "num_key_value_heads") if source else "", RECONVERT)
+    twice = runs.get("tokens_held_twice")
+    if twice is not None and twice.value:
+        text, first, later = twice.value[0]
+        more = f" ({len(twice.value) - 1} more texts are held twice)" if len(twice.value) > 1 else ""
+        yield Difference("dimensions", f"{twice.key} holds {show(text)} at ids {first} and {later}{more}: llama.cpp aborts at load (its vocabulary maps each text to one id)",
+                         twice.key, "", RECONVERT)
     embedding = tensors.get("token_embd.weight")
     vocab = runs.get("vocab_size")
     if embedding is not None and vocab is not None and isinstance(vocab.value, int) and len(embedding.shape) == 2 and embedding.shape[1] != vocab.value:

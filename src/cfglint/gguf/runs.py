@@ -187,8 +187,27 @@ def _vocabulary(values: dict[str, Ran], header: GgufHeader) -> None:
     special = {kind: token_id for kind, token_id in keyed.items() if isinstance(token_id, int)}
     vocabulary = texts or []
     token_to_id = {text: i for i, text in enumerate(vocabulary)}  # for a text held twice, the later id
+    if len(token_to_id) < len(vocabulary) or "" in token_to_id:  # a text twice, or an empty one renamed
+        twice = held_twice(vocabulary)
+        if twice:
+            values["tokens_held_twice"] = Ran(twice, Keys.Tokenizer.LIST, DERIVED)
     eog = end_of_generation(special, token_to_id, lambda i: vocabulary[i] if 0 <= i < len(vocabulary) else None)
     values["end_of_generation"] = Ran(sorted({e.id for e in eog}), Keys.Tokenizer.EOS_ID, DERIVED)
+
+
+def held_twice(texts: list[str]) -> list[tuple[str, int, int]]:
+    """(text, first id, later id) for each token text the list holds again, as llama.cpp's vocabulary loader
+    names them (llama-vocab.cpp load: an empty text becomes "[EMPTY_<id>]"); it then aborts, since
+    `GGML_ASSERT(id_to_token.size() == token_to_id.size())` fails."""
+    first: dict[str, int] = {}
+    out = []
+    for i, text in enumerate(texts):
+        word = text or f"[EMPTY_{i}]"
+        if word in first:
+            out.append((word, first[word], i))
+        else:
+            first[word] = i
+    return out
 
 
 def _output(values: dict[str, Ran], arch: str, header: GgufHeader) -> None:
