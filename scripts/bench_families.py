@@ -12,6 +12,8 @@ In one run:
    null device. Median of a few runs after a warm-up, in configs per second (target: at least 2,000 on
    this 2-core machine). The floor next to it, timed in the same rounds (alternating), is reading each
    file, `json.loads` and one pydantic `model_validate`: the least any checker on this stack does per file.
+   The peer next to it: check-jsonschema over the same files in one process, each validated against that
+   model's JSON Schema, per file with its start left out.
 2. cold start: fresh processes of `cfglint check` on one non-Llama sample against the typer + pydantic
    floor that scripts/bench_startup.py measures (its functions, round-robin medians), target at most 1.1x;
    and, in the same rounds, on a Llama sample, whose readings are pydantic schemas.
@@ -180,6 +182,30 @@ def floor_run(paths: list[str], model) -> int:
     return validated
 
 
+def peer_per_file(paths: list[str], runs: int) -> float | None:
+    """check-jsonschema (a linter of the same kind) over the same files in one process, validating each
+    against the floor model's JSON Schema: seconds per file, its start left out ((all files - one file) /
+    (n - 1), best of `runs`). None when it is not installed."""
+    checker = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent)) or shutil.which("check-jsonschema")
+    if checker is None or len(paths) < 2:
+        return None
+    import subprocess
+
+    files = [str(Path(p) / "config.json") for p in paths]
+    with tempfile.TemporaryDirectory(prefix="cfglint-peer-") as tmp:
+        schema = Path(tmp) / "schema.json"
+        schema.write_text(json.dumps(floor_model().model_json_schema()), encoding="utf-8")
+
+        def seconds(batch: list[str]) -> float:
+            start = time.perf_counter()
+            subprocess.run([checker, "--schemafile", str(schema), *batch], capture_output=True, check=True)
+            return time.perf_counter() - start
+
+        one = min(seconds(files[:1]) for _ in range(max(runs, 1)))
+        every = min(seconds(files) for _ in range(max(runs, 1)))
+    return (every - one) / (len(files) - 1)
+
+
 def timed(fn, *args) -> float:
     start = time.perf_counter()
     fn(*args)
@@ -273,6 +299,14 @@ def main(argv: list[str] | None = None) -> int:
               f"{findings} findings")
         print(f"  floor (read + json.loads + one pydantic model_validate):  {floor * 1000:8.1f} ms = "
               f"{floor_rate:7.0f} configs/s; cfglint / floor {ours / floor:.1f}x the time")
+        peer = peer_per_file(paths, options.runs)
+        if peer is None:
+            print("  check-jsonschema: not installed (pip install check-jsonschema), no peer figure")
+        elif peer <= 0:
+            print(f"  check-jsonschema: {len(paths)} files take no more than its start-up's noise; no per-file figure")
+        else:
+            print(f"  check-jsonschema, one schema per file, its start left out: {peer * 1000:.3f} ms a file = "
+                  f"{1 / peer:7.0f} configs/s; cfglint / check-jsonschema {ours / len(paths) / peer:.1f}x the time a file")
         if options.profile:
             for line in profile_lines(paths):
                 print(line)

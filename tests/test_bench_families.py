@@ -40,13 +40,13 @@ def test_corpus_is_deterministic_and_mixes_every_family(tmp_path):
 
 def test_bench_prints_throughput_and_startup_lines():
     proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--count", "30", "--runs", "1", "--starts", "1", "--profile"],
+        [sys.executable, str(SCRIPT), "--count", "300", "--runs", "1", "--starts", "1", "--profile"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert re.search(r"^machine: .*\(\d+ logical cores\).*Python [\d.]+, cfglint ", out, re.M), out
-    corpus = re.search(r"^corpus: 30 model directories, config.json only, seed 0: (.*)$", out, re.M)
+    corpus = re.search(r"^corpus: 300 model directories, config.json only, seed 0: (.*)$", out, re.M)
     assert corpus, out
     assert {name for name, n in re.findall(r"(\w+) (\d+)", corpus.group(1)) if int(n) > 0} == set(FAMILIES)
     assert re.search(
@@ -55,6 +55,9 @@ def test_bench_prints_throughput_and_startup_lines():
     assert re.search(
         rf"^  floor \(read \+ json\.loads \+ one pydantic model_validate\): +{NUMBER} ms = +\d+ configs/s; "
         rf"cfglint / floor {NUMBER}x the time$", out, re.M), out
+    assert re.search(
+        rf"^  check-jsonschema, one schema per file, its start left out: {NUMBER} ms a file = +\d+ configs/s; "
+        rf"cfglint / check-jsonschema {NUMBER}x the time a file$", out, re.M), out
     assert re.search(r"^profile of one run \(.*\), cfglint's functions, top 15 by cumulative time:$", out, re.M), out
     assert re.search(rf"^ +{NUMBER}s +{NUMBER}% +{NUMBER}s +1  session\.py:\d+\(check_all\)$", out, re.M), out
     assert re.search(r"^cold start, median of 1 round-robin start on samples/\S+:$", out, re.M), out
