@@ -9,7 +9,9 @@ default differently.
 The model loads and generates; positions beyond the original context are embedded differently. The
 llama.cpp converter drops `dynamic` scaling for Llama and takes llama3's original context from a
 top-level key (default 8192); mlx-lm defaults yarn's original context to 4096 where transformers uses
-`max_position_embeddings`, and picks a legacy `type` over `rope_type`.
+`max_position_embeddings`, and picks a legacy `type` over `rope_type`. YaRN's `truncate: false` (gpt-oss)
+keeps the correction range unrounded in transformers, while mlx-lm, llama.cpp and the DeepSeek ports always
+floor and ceil it; mistral.rs' gpt-oss loader does the opposite when `truncate` is absent.
 
 ## Example
 ```json
@@ -19,7 +21,7 @@ llama-cpp will use no scaling.
 
 ## Fix safety
 No automatic fix. Writing the parameter explicitly (e.g. `original_max_position_embeddings`, also at the
-top level for llama.cpp) makes the runtimes agree.
+top level for llama.cpp) makes the runtimes agree; a runtime that never reads it (truncate) stays different.
 """
 
 from cfglint.diagnostics import Finding

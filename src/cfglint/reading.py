@@ -57,9 +57,15 @@ ROPE_PARAMETERS = {
     "linear": ("factor",),
     "dynamic": ("factor",),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
-    "yarn": ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor", "mscale", "mscale_all_dim"),
+    "yarn": ("factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor", "mscale", "mscale_all_dim",
+             "truncate"),
     "longrope": ("short_factor", "long_factor", "original_max_position_embeddings", "attention_factor"),
 }
+# What a parameter absent from the dict computes as, where the absence is itself a choice: YaRN floors and
+# ceils its correction range unless `truncate` is written falsy (transformers 5.24 and 4.57
+# modeling_rope_utils.py _compute_yarn_parameters: `truncate = rope_parameters.get("truncate", True)`, then
+# `if truncate:`), so an absent truncate is true and a written one counts by its truth value.
+ROPE_FLAGS = {"yarn": {"truncate": True}}
 
 
 @dataclass
@@ -115,7 +121,8 @@ def _scaling_key(scaling: Any) -> Any:
         return repr(kind), ()
     params = ROPE_PARAMETERS.get(kind)
     keys = params if params is not None else sorted(k for k in scaling if k not in ("rope_type", "type", "rope_theta"))
-    return kind, tuple((k, _rounded(scaling.get(k))) for k in keys)
+    flags = ROPE_FLAGS.get(kind, {})
+    return kind, tuple((k, bool(scaling.get(k, flags[k])) if k in flags else _rounded(scaling.get(k))) for k in keys)
 
 
 def _rounded(value: Any) -> Any:

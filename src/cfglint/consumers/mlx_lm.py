@@ -4,10 +4,11 @@ Source: ml-explore/mlx-lm, mlx_lm/models/llama.py (`ModelArgs`), models/rope_uti
 utils.py (`load_config`), HEAD d78bf58e (0.31.3-43; 0.32.2 on PyPI has the same ModelArgs). Unknown keys are
 dropped, nothing is type-checked, seven keys are required, `rope_theta` defaults to 10000 (rope_parameters is
 never read for Llama), `tie_word_embeddings` defaults to True, the MLP is always SwiGLU (SiLU), RoPE scaling
-picks a legacy `type` over `rope_type`, llama3 factors default to 1.0 / 4.0 / 8192 and yarn's original
-context to 4096, and a truthy eos_token_id in generation_config.json replaces the config's. `mlx_lm.load`
-then loads the tokenizer through transformers' AutoTokenizer, which reads the config with AutoConfig: a
-config that the installed transformers (5.x, mlx-lm's own dependency) refuses fails in mlx-lm too.
+picks a legacy `type` over `rope_type`, llama3 factors default to 1.0 / 4.0 / 8192, yarn's original
+context to 4096 and yarn always truncates its correction range, and a truthy eos_token_id in
+generation_config.json replaces the config's. `mlx_lm.load` then loads the tokenizer through transformers'
+AutoTokenizer, which reads the config with AutoConfig: a config that the installed transformers (5.x,
+mlx-lm's own dependency) refuses fails in mlx-lm too.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def scaling_as_built(scaling: Any) -> tuple[dict | None, str | None]:
     if kind == "yarn":
         out = {"rope_type": "yarn", "factor": scaling["factor"], "original_max_position_embeddings": 4096}
         out.update({k: scaling[k] for k in ("original_max_position_embeddings", "beta_fast", "beta_slow", "mscale", "mscale_all_dim") if k in scaling})
+        # YarnRoPE never reads truncate: yarn_find_correction_range always floors and ceils (rope_utils.py:150-152)
+        out["truncate"] = True
         return out, None
     return {"rope_type": kind, **{k: v for k, v in scaling.items() if k not in ("type", "rope_type")}}, None
 

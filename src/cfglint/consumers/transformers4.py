@@ -4,6 +4,8 @@ Source: transformers 4.57.6 wheel, models/llama/configuration_llama.py (`__init_
 modeling_rope_utils.py (`rope_config_validation`). Missing keys take Llama-2-7B defaults (hidden 4096, 32
 layers...), `rope_theta` defaults to 10000, a legacy `type` in rope_scaling is copied to `rope_type`, and the
 per-type validators raise KeyError for missing required keys. `rope_parameters` is kept as an inert attribute.
+4.57's YaRN reads `truncate` as transformers 5 does (default true; modeling_rope_utils.py:359): the dict is
+kept as written.
 """
 
 from __future__ import annotations

@@ -472,7 +472,8 @@ ENTRIES: tuple[Entry, ...] = (
             _OUTPUT_REQUIRED,
         ),
         notes="hidden_act is never read: the experts run LLM_FFN_SWIGLU_OAI_MOE (clamped x*sigmoid(1.702x) gate). "
-              "layer_types is never read; the pattern is fixed at 2.",
+              "layer_types is never read; the pattern is fixed at 2. YaRN's truncate has no GGUF key: ggml "
+              "always truncates the correction range, where gpt-oss writes truncate false.",
     ),
 )
 

@@ -308,7 +308,8 @@ _GPT_OSS = Entry(
            layer_types="json",  # Vec<LayerType>: sliding_attention | full_attention, required
            alpha=("f32", 1.702), swiglu_limit=("f32", 7.0), attention_bias=("bool", False),
            # RopeScaling{rope_type: String, factor: f64, original_max_position_embeddings: usize, beta_fast 32,
-           # beta_slow 1, truncate false}
+           # beta_slow 1, truncate false} (gpt_oss.rs:40-50); GptOssRotaryEmbedding honours truncate
+           # (layers.rs:3067-3070), so an absent one does not truncate where transformers' does
            rope_scaling="option<json>"),
     derive={
         "head_dim": _OPTIONAL_HEAD_DIM,

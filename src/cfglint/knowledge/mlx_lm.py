@@ -784,8 +784,9 @@ ENTRIES = (
             ),
         ),
         notes=(
-            "Attention sinks; yarn from rope_scaling through initialize_rope; max_position_embeddings is not a field; "
-            "rope_parameters is not read (theta default 150000)."
+            "Attention sinks; yarn from rope_scaling through initialize_rope, whose YarnRoPE always truncates "
+            "(truncate is not read); max_position_embeddings is not a field; rope_parameters is not read "
+            "(theta default 150000)."
         ),
     ),
 )

@@ -63,8 +63,11 @@ _DIRECT = (
 _FROM_CONFIG = ("num_experts_per_tok",)
 # What "the runtime has no such feature" is worth for a key a profile may leave out.
 _NEUTRAL = {"partial_rotary_factor": 1.0, "topk_method": "greedy"}  # greedy: experts chosen without groups
-# RoPE types whose frequencies depend on the trained context length.
-_NEEDS_CONTEXT = ("dynamic", "yarn", "longrope")
+# RoPE types whose frequencies depend on the trained context length; YaRN only for what its dict leaves out
+# (transformers 5 takes factor from max_position_embeddings / original, and the original context from
+# max_position_embeddings, when they are absent).
+_NEEDS_CONTEXT = ("dynamic", "longrope")
+_YARN_FROM_CONTEXT = ("factor", "original_max_position_embeddings")
 # Gemma 3 keeps one RoPE per layer type; its local layers read rope_local_base_freq without scaling.
 _FULL, _SLIDING = "full_attention", "sliding_attention"
 
@@ -166,7 +169,9 @@ def _unsaid(values: Mapping[str, Any], built: Mapping[str, Any]) -> list[str]:
     out = [key for key in FAMILY_KEYS
            if key not in values and key not in _FROM_CONFIG and not _absent_means_none(key, built.get(key), built)]
     scaling = values.get("rope_scaling") or {}
-    if "max_position_embeddings" not in values and scaling.get("rope_type", scaling.get("type")) in _NEEDS_CONTEXT:
+    kind = scaling.get("rope_type", scaling.get("type"))
+    needs_context = kind in _NEEDS_CONTEXT or (kind == "yarn" and any(scaling.get(k) is None for k in _YARN_FROM_CONTEXT))
+    if "max_position_embeddings" not in values and needs_context:
         out.append("max_position_embeddings")
     return out
 

@@ -55,6 +55,9 @@ def rope(entry: Entry, data: dict, intent: Any, none: bool = False) -> dict | Fa
     )
     if not kept:
         scaling, scaling_at = None, (FIXED if kind not in (None, "default") else DEFAULT)
+    elif kind == "yarn":
+        # GGUF has no key for truncate: ggml's rope_yarn_corr_dims always floors and ceils (ggml/src/ggml.c:4482-4490)
+        scaling = {**scaling, "truncate": True}
     out = {"rope_theta": (theta, theta_at), "rope_scaling": (scaling, scaling_at)}
     if "rope_local_base_freq" in intent.values:
         out["rope_local_base_freq"] = (intent.values["rope_local_base_freq"], intent.sources["rope_local_base_freq"])

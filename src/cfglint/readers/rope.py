@@ -122,7 +122,9 @@ MISTRALRS_ROPE_TYPES = ("default", "yarn")
 
 def _mistralrs_rope_parameters(env: dict, present: set[str], data: dict) -> Values | Failure:
     """mistral.rs' mistral loader: `rope_parameters: Option<MistralRopeParameters>` (rope_theta required,
-    rope_type default or yarn); its theta wins over the top-level one."""
+    rope_type default or yarn); its theta wins over the top-level one. Its YaRN (RotaryEmbedding::new_yarn,
+    layers.rs:2853) has no truncate: it takes DeepSeek's correction range, always floored and ceiled
+    (layers.rs:1933-1936)."""
     params = data.get("rope_parameters")
     if params is None:
         return {"rope_theta": _theta(env, present), "rope_scaling": (None, DEFAULT)}
@@ -135,5 +137,6 @@ def _mistralrs_rope_parameters(env: dict, present: set[str], data: dict) -> Valu
         return Failure("missing field `rope_theta`", "/rope_parameters", "missing")
     scaling = None
     if kind == "yarn":
-        scaling = {"rope_type": "yarn", **{k: v for k, v in params.items() if k not in ("rope_type", "type", "rope_theta")}}
+        scaling = {"rope_type": "yarn", **{k: v for k, v in params.items() if k not in ("rope_type", "type", "rope_theta")},
+                   "truncate": True}
     return {"rope_theta": (params["rope_theta"], "/rope_parameters/rope_theta"), "rope_scaling": (scaling, "/rope_parameters" if scaling else DEFAULT)}

@@ -381,9 +381,12 @@ def _deepseek_yarn(given: dict, factor: Any, original: Any) -> dict:
     """DeepSeek's own YaRN (DeepseekV2YarnRotaryEmbedding, ported by candle and mlx-lm) as a transformers yarn
     dict: the same frequencies for the same factor, original context and betas; its cos/sin factor is always
     mscale(factor, mscale) / mscale(factor, mscale_all_dim), given as attention_factor where transformers'
-    rule (that ratio only when both are set, else mscale(factor, 1)) gives another."""
+    rule (that ratio only when both are set, else mscale(factor, 1)) gives another. Every port floors and
+    ceils the correction range whatever truncate says (candle deepseek2.rs:380-382, mlx-lm deepseek_v2.py:59-65,
+    mistral.rs layers.rs:1933-1936)."""
     out = {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": original}
     out.update({k: given[k] for k in ("beta_fast", "beta_slow", "mscale", "mscale_all_dim") if k in given})
+    out["truncate"] = True
     m, m_all = given.get("mscale", 1), given.get("mscale_all_dim", 0)
     ours = _mscale(factor, m) / _mscale(factor, m_all)
     theirs = _mscale(factor, m) / _mscale(factor, m_all) if given.get("mscale") and given.get("mscale_all_dim") else _mscale(factor, 1)
@@ -417,8 +420,9 @@ READINGS.update({"deepseek-always-yarn": _deepseek_always_yarn, "deepseek-yarn":
 
 def _gpt_oss_mistralrs(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Values:
     """mistral.rs gpt_oss.rs: GptOssRotaryEmbedding when rope_scaling.rope_type is "yarn" (factor, original
-    context, betas 32/1 and truncate false by default), plain RoPE for any other type; the entry's checks
-    hold RopeScaling's required fields."""
+    context, betas 32/1 and truncate false by default: gpt_oss.rs:40-50), plain RoPE for any other type; the
+    entry's checks hold RopeScaling's required fields. truncate is honoured (layers.rs:3067-3070), but an
+    absent one means false where transformers' means true."""
     scaling = env.get("rope_scaling")
     if not isinstance(scaling, dict) or scaling.get("rope_type") != "yarn":
         return {"rope_theta": _theta(env, present), "rope_scaling": (None, DEFAULT)}
