@@ -16,6 +16,7 @@ from cfglint.reading import ALL_KEYS, DEFAULT
 from cfglint.readers.values import defaults, fill
 
 LEGACY_LOCAL_THETA = "rope_local_base_freq"
+_ORDER = {key: i for i, key in enumerate(ALL_KEYS)}  # the reading keys in report order
 
 
 def family_intent(config: dict, family: str) -> Intent:
@@ -34,8 +35,7 @@ def family_intent(config: dict, family: str) -> Intent:
     # The intent is not a View, but its entries have no checks and no RoPE reading, so fill never fails it.
     fill(intent, entry, env, present, config, None)  # type: ignore[arg-type]
     _set_rope(intent, entry, config, env)
-    order = {key: i for i, key in enumerate(ALL_KEYS)}
-    intent.values = dict(sorted(intent.values.items(), key=lambda kv: order.get(kv[0], len(order))))
+    intent.values = dict(sorted(intent.values.items(), key=lambda kv: _ORDER.get(kv[0], len(_ORDER))))
     dtype = config.get("dtype")
     intent.dtype = dtype if dtype is not None else config.get("torch_dtype")
     return intent
