@@ -98,6 +98,15 @@ class Context:
         want = self.intent.values[key]
         return [(n, v) for n, v in self.loaded() if key in v.values and not same(key, v.values[key], want)]
 
+    def differing(self, keys: Iterable[str]) -> Iterator[tuple[str, tuple[Effect, ...]]]:
+        """Each of keys the intent states that some consumer reads otherwise, with what those consumers use."""
+        if self.intent is None:
+            return
+        for key in keys:
+            effects = tuple(uses(n, v, key) for n, v in self.diverging(key))
+            if effects:
+                yield key, effects
+
     def failures(self, kinds: Iterable[str], under: str | None = None) -> list[tuple[str, View]]:
         kinds = set(kinds)
         out = []

@@ -99,6 +99,9 @@ _SPECIAL_CHECKS = (
 )
 # llama-model.cpp:1321 / src/models/<arch>.cpp: keys the runtime requires but the converter writes only
 # when the config has them.
+# Experts without num_experts_per_tok: the converter writes no expert_used_count and llama-model.cpp's
+# load_hparams asserts that a model with experts uses some.
+_NO_EXPERTS_USED = "GGML_ASSERT(n_expert_used_max > 0) failed"
 # conversion/qwen.py: find_hparam(["num_local_experts", "num_experts"]) (transformers 5 renames Qwen3-MoE's key).
 _EXPERT_COUNT = Check("num_local_experts is None and num_experts is None",
                       "KeyError: could not find any of: ['num_local_experts', 'num_experts']", "/num_experts", kind="missing")
@@ -416,7 +419,9 @@ ENTRIES: tuple[Entry, ...] = (
                 "qk_rope_head_dim": Field("any", REQUIRED), "qk_nope_head_dim": Field("any", REQUIRED),
                 "v_head_dim": Field("any", REQUIRED), "moe_intermediate_size": _ANY,
                 "n_routed_experts": _ANY, "n_shared_experts": Field("any", 0), "first_k_dense_replace": _ANY,
-                "routed_scaling_factor": _ANY, "norm_topk_prob": _ANY, "num_experts_per_tok": _ANY,
+                # absent: no expert_weights_scale is written, and llama-graph.cpp:2163 scales only by a value
+                # other than 0 and 1, so the routed weights are used as they are
+                "routed_scaling_factor": Field("any", 1.0), "norm_topk_prob": _ANY, "num_experts_per_tok": _ANY,
                 "n_group": _ANY, "topk_group": _ANY, "scoring_func": _ANY},
         derive={
             **{k: v for k, v in _BASE_DERIVE.items() if k != "head_dim"},
@@ -440,6 +445,8 @@ ENTRIES: tuple[Entry, ...] = (
                   "/max_position_embeddings"),
             Check("scoring_func is not None and scoring_func not in ['sigmoid', 'softmax', 'sqrtsoftplus']",
                   "Unsupported expert score gating function value: {score_func}", "/scoring_func"),
+            Check("n_routed_experts is not None and num_experts_per_tok is None", _NO_EXPERTS_USED,
+                  "/num_experts_per_tok", outcome="panic"),
         ),
         notes="MLA is written as MQA (head_count_kv 1, key_length kv_lora_rank+qk_rope_head_dim) and runs as MHA "
               "with q/k heads of qk_nope+qk_rope; rope.dimension_count = qk_rope_head_dim; the kq scale also "
@@ -470,6 +477,7 @@ ENTRIES: tuple[Entry, ...] = (
         checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (
             Check("sliding_window is None", "required argument is not an integer", "/sliding_window"),
             _OUTPUT_REQUIRED,
+            Check("num_experts_per_tok is None", _NO_EXPERTS_USED, "/num_experts_per_tok", outcome="panic"),
         ),
         notes="hidden_act is never read: the experts run LLM_FFN_SWIGLU_OAI_MOE (clamped x*sigmoid(1.702x) gate). "
               "layer_types is never read; the pattern is fixed at 2.",
