@@ -102,6 +102,7 @@ _SPECIAL_CHECKS = (
 # Experts without num_experts_per_tok: the converter writes no expert_used_count and llama-model.cpp's
 # load_hparams asserts that a model with experts uses some.
 _NO_EXPERTS_USED = "GGML_ASSERT(n_expert_used_max > 0) failed"
+_EXPERTS_USED = Check("num_experts_per_tok is None", _NO_EXPERTS_USED, "/num_experts_per_tok", outcome="panic")
 # conversion/qwen.py: find_hparam(["num_local_experts", "num_experts"]) (transformers 5 renames Qwen3-MoE's key).
 _EXPERT_COUNT = Check("num_local_experts is None and num_experts is None",
                       "KeyError: could not find any of: ['num_local_experts', 'num_experts']", "/num_experts", kind="missing")
@@ -340,7 +341,7 @@ ENTRIES: tuple[Entry, ...] = (
         # LlamaModel writes rope.dimension_count = head_dim: every dimension rotates.
         derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings", "partial_rotary_factor": "1.0"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERTS_USED,),
         notes="Converted as arch 'llama' with expert tensors; sliding_window is never written. "
               "num_local_experts is indexed with [...] when the expert tensors are merged.",
     ),
@@ -352,7 +353,7 @@ ENTRIES: tuple[Entry, ...] = (
                 "shared_expert_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "'q/k/v' if qkv_bias else False", "tie_word_embeddings": "False"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _OUTPUT_REQUIRED),
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _EXPERTS_USED, _OUTPUT_REQUIRED),
         notes="qwen2moe.cpp creates output.weight as required (no fallback to the embeddings). "
               "sliding_window / use_sliding_window are never read.",
     ),
@@ -363,7 +364,7 @@ ENTRIES: tuple[Entry, ...] = (
                 "moe_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "attention_bias", "tie_word_embeddings": "tie_word_embeddings"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT,),
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _EXPERTS_USED),
         notes="head_dim written only when present in hparams (the 5.x class has none unless given).",
     ),
     Entry(
@@ -477,7 +478,7 @@ ENTRIES: tuple[Entry, ...] = (
         checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (
             Check("sliding_window is None", "required argument is not an integer", "/sliding_window"),
             _OUTPUT_REQUIRED,
-            Check("num_experts_per_tok is None", _NO_EXPERTS_USED, "/num_experts_per_tok", outcome="panic"),
+            _EXPERTS_USED,
         ),
         notes="hidden_act is never read: the experts run LLM_FFN_SWIGLU_OAI_MOE (clamped x*sigmoid(1.702x) gate). "
               "layer_types is never read; the pattern is fixed at 2.",
