@@ -20,7 +20,7 @@ No fix.
 
 from cfglint.diagnostics import Finding
 from cfglint.reading import show
-from cfglint.rule import describe, uses
+from cfglint.rule import describe
 
 CODE = "A009"
 NAME = "scales-ignored"
@@ -30,12 +30,6 @@ KEYS = ("embedding_multiplier", "residual_multiplier", "logits_scaling")
 
 
 def check(ctx):
-    if ctx.intent is None:
-        return
-    for key in KEYS:
-        if key not in ctx.intent.values:
-            continue
-        effects = tuple(uses(n, v, key) for n, v in ctx.diverging(key))
-        if effects:
-            pointer = ctx.at(key) if key in ctx.config else ctx.at("model_type")
-            yield Finding(f"{key} is {show(ctx.intent.values[key])} in transformers, but {describe(effects)}", pointer, effects)
+    for key, effects in ctx.differing(KEYS):
+        pointer = ctx.at(key) if key in ctx.config else ctx.at("model_type")
+        yield Finding(f"{key} is {show(ctx.intent.values[key])} in transformers, but {describe(effects)}", pointer, effects)

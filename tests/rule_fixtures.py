@@ -61,6 +61,9 @@ FIXTURES: dict[str, dict] = {
     "A008": {"config": family("phi3", tf5=True, partial_rotary_factor=None) | {"rope_parameters": {"rope_theta": 500000.0, "rope_type": "default", "partial_rotary_factor": 0.5}},
              "expect": [("A008", "/rope_parameters/partial_rotary_factor")]},
     "A009": {"config": family("granite"), "expect": [("A009", "/embedding_multiplier"), ("A009", "/logits_scaling"), ("A009", "/residual_multiplier")]},
+    # DeepSeek-V2 (236B)'s routing: llama.cpp scores each of the 8 groups by its two best experts, not its best.
+    "A010": {"config": family("deepseek_v2", n_routed_experts=16, n_group=8, topk_group=3, topk_method="group_limited_greedy"),
+             "expect": [("A010", "/topk_method")]},
     "C001": {"config": llama(), "settings": '[[suppress]]\npath = "config.json"\npointer = "/rope_parameters"\ncodes = ["R001"]\nreason = "served by transformers 5 only"\n',
              "expect": [("C001", "/rope_parameters")]},
     "D001": {"config": llama(dtype="bfloat16"), "expect": [("D001", "/dtype")], "fixed": {"torch_dtype": "bfloat16"}},

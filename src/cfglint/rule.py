@@ -105,6 +105,15 @@ class Context:
     def _diverging(self) -> dict[str, list[tuple[str, View]]]:
         return {}
 
+    def differing(self, keys: Iterable[str]) -> Iterator[tuple[str, tuple[Effect, ...]]]:
+        """Each of keys the intent states that some consumer reads otherwise, with what those consumers use."""
+        if self.intent is None:
+            return
+        for key in keys:
+            effects = tuple(uses(n, v, key) for n, v in self.diverging(key))
+            if effects:
+                yield key, effects
+
     def failures(self, kinds: Iterable[str], under: str | None = None) -> list[tuple[str, View]]:
         kinds = set(kinds)
         out = []

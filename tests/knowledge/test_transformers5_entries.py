@@ -92,6 +92,9 @@ def observed(config: dict, tmp_path) -> dict:
         out.update(mla_observed(attention))
         del out["head_dim"]
         out.update(moe_observed(cfg, layers))
+    elif any(hasattr(layer.mlp, "experts") for layer in layers) and not hasattr(mlp, "router"):
+        # Qwen-MoE and Mixtral: the experts per token, off the first router (a layer may be a dense MLP)
+        out["num_experts_per_tok"] = next(layer.mlp.gate.top_k for layer in layers if hasattr(layer.mlp, "experts"))
     if hasattr(mlp, "router"):  # gpt-oss: every layer's experts, off the router
         out.update({"n_routed_experts": mlp.router.num_experts, "num_experts_per_tok": mlp.router.top_k,
                     "mlp_layers": ["moe" if hasattr(layer.mlp, "experts") else "dense" for layer in layers],

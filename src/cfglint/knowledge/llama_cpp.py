@@ -99,6 +99,10 @@ _SPECIAL_CHECKS = (
 )
 # llama-model.cpp:1321 / src/models/<arch>.cpp: keys the runtime requires but the converter writes only
 # when the config has them.
+# Experts without num_experts_per_tok: the converter writes no expert_used_count and llama-model.cpp's
+# load_hparams asserts that a model with experts uses some.
+_NO_EXPERTS_USED = "GGML_ASSERT(n_expert_used_max > 0) failed"
+_EXPERTS_USED = Check("num_experts_per_tok is None", _NO_EXPERTS_USED, "/num_experts_per_tok", outcome="panic")
 # conversion/qwen.py: find_hparam(["num_local_experts", "num_experts"]) (transformers 5 renames Qwen3-MoE's key).
 _EXPERT_COUNT = Check("num_local_experts is None and num_experts is None",
                       "KeyError: could not find any of: ['num_local_experts', 'num_experts']", "/num_experts", kind="missing")
@@ -337,7 +341,7 @@ ENTRIES: tuple[Entry, ...] = (
         # LlamaModel writes rope.dimension_count = head_dim: every dimension rotates.
         derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings", "partial_rotary_factor": "1.0"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERTS_USED,),
         notes="Converted as arch 'llama' with expert tensors; sliding_window is never written. "
               "num_local_experts is indexed with [...] when the expert tensors are merged.",
     ),
@@ -349,7 +353,7 @@ ENTRIES: tuple[Entry, ...] = (
                 "shared_expert_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "'q/k/v' if qkv_bias else False", "tie_word_embeddings": "False"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _OUTPUT_REQUIRED),
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _EXPERTS_USED, _OUTPUT_REQUIRED),
         notes="qwen2moe.cpp creates output.weight as required (no fallback to the embeddings). "
               "sliding_window / use_sliding_window are never read.",
     ),
@@ -360,7 +364,7 @@ ENTRIES: tuple[Entry, ...] = (
                 "moe_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "attention_bias", "tie_word_embeddings": "tie_word_embeddings"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT,),
+        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _EXPERTS_USED),
         notes="head_dim written only when present in hparams (the 5.x class has none unless given).",
     ),
     Entry(
@@ -416,7 +420,9 @@ ENTRIES: tuple[Entry, ...] = (
                 "qk_rope_head_dim": Field("any", REQUIRED), "qk_nope_head_dim": Field("any", REQUIRED),
                 "v_head_dim": Field("any", REQUIRED), "moe_intermediate_size": _ANY,
                 "n_routed_experts": _ANY, "n_shared_experts": Field("any", 0), "first_k_dense_replace": _ANY,
-                "routed_scaling_factor": _ANY, "norm_topk_prob": _ANY, "num_experts_per_tok": _ANY,
+                # absent: no expert_weights_scale is written, and llama-graph.cpp:2163 scales only by a value
+                # other than 0 and 1, so the routed weights are used as they are
+                "routed_scaling_factor": Field("any", 1.0), "norm_topk_prob": _ANY, "num_experts_per_tok": _ANY,
                 "n_group": _ANY, "topk_group": _ANY, "scoring_func": _ANY},
         derive={
             **{k: v for k, v in _BASE_DERIVE.items() if k != "head_dim"},
@@ -440,6 +446,8 @@ ENTRIES: tuple[Entry, ...] = (
                   "/max_position_embeddings"),
             Check("scoring_func is not None and scoring_func not in ['sigmoid', 'softmax', 'sqrtsoftplus']",
                   "Unsupported expert score gating function value: {score_func}", "/scoring_func"),
+            Check("n_routed_experts is not None and num_experts_per_tok is None", _NO_EXPERTS_USED,
+                  "/num_experts_per_tok", outcome="panic"),
         ),
         notes="MLA is written as MQA (head_count_kv 1, key_length kv_lora_rank+qk_rope_head_dim) and runs as MHA "
               "with q/k heads of qk_nope+qk_rope; rope.dimension_count = qk_rope_head_dim; the kq scale also "
@@ -470,6 +478,7 @@ ENTRIES: tuple[Entry, ...] = (
         checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (
             Check("sliding_window is None", "required argument is not an integer", "/sliding_window"),
             _OUTPUT_REQUIRED,
+            _EXPERTS_USED,
         ),
         notes="hidden_act is never read: the experts run LLM_FFN_SWIGLU_OAI_MOE (clamped x*sigmoid(1.702x) gate). "
               "layer_types is never read; the pattern is fixed at 2. YaRN's truncate has no GGUF key: ggml "

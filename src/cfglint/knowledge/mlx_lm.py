@@ -683,7 +683,9 @@ ENTRIES = (
         source=Source(_REPO, "mlx_lm/models/deepseek_v2.py", _REF),
         struct=_STRUCT,
         fields=_DEEPSEEK_V2_FIELDS,
-        derive=_DEEPSEEK_DERIVE,
+        # MoEGate.__call__ groups only for "group_limited_greedy"; anything else, its own default "gready"
+        # included, is plain top-k
+        derive={**_DEEPSEEK_DERIVE, "topk_method": "'group_limited_greedy' if topk_method == 'group_limited_greedy' else 'greedy'"},
         # Always DeepseekV2YarnRotaryEmbedding(qk_rope_head_dim, base=rope_theta, scaling_factor=
         # rope_scaling["factor"], original_max_position_embeddings/beta_fast/beta_slow/mscale/mscale_all_dim from
         # rope_scaling when present (defaults 4096/32/1/1/0)); rope_scaling's type is never looked at.

@@ -58,7 +58,7 @@ ENTRIES: tuple[Entry, ...] = (
                num_attention_heads=("int", 16), num_key_value_heads=("int", 16), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
                rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None),
                use_sliding_window=("bool", False), sliding_window=("int?", 4096), max_window_layers=("int", 28), layer_types=("list?", None),
-               qkv_bias=("bool", True)),
+               qkv_bias=("bool", True), num_experts_per_tok=("int", 4)),
         derive={
             "head_dim": _HEAD_DIM_KEY_OR_DERIVED,
             "attention_bias": "'q/k/v' if qkv_bias else False",
@@ -85,7 +85,7 @@ ENTRIES: tuple[Entry, ...] = (
         fields(vocab_size=("int", 151936), hidden_size=("int", 2048), intermediate_size=("int", 6144), num_hidden_layers=("int", 24),
                num_attention_heads=("int", 32), num_key_value_heads=("int", 4), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
                rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None), attention_bias=("bool", False),
-               use_sliding_window=("bool", False), sliding_window=("int?", 4096)),
+               use_sliding_window=("bool", False), sliding_window=("int?", 4096), num_experts_per_tok=("int", 8)),
         derive={
             "head_dim": _HEAD_DIM_KEY_OR_DERIVED,
             "sliding_window": "sliding_window if use_sliding_window else None",
@@ -108,7 +108,7 @@ ENTRIES: tuple[Entry, ...] = (
         fields(vocab_size=("int", 32000), hidden_size=("int", 4096), intermediate_size=("int", 14336), num_hidden_layers=("int", 32),
                num_attention_heads=("int", 32), num_key_value_heads=("int", 8), head_dim=("int?", None), hidden_act=("str", "silu"),
                max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-5), tie_word_embeddings=("bool", False), eos_token_id=("ids", 2),
-               sliding_window=("int?", None), rope_theta=("float", 1e6)),
+               sliding_window=("int?", None), rope_theta=("float", 1e6), num_experts_per_tok=("int", 2)),
         derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "False", **_WINDOW_EVERYWHERE, **_SCALE_BY_HEAD_DIM},
         rope="transformers-5",
     ),
