@@ -8,6 +8,8 @@ head_dim above 4 is refused). What it reads when it accepts the file is the inte
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, unreadable
 from cfglint.document import Document
@@ -25,18 +27,29 @@ REQUIRED = {
 
 
 
+# The strict dataclass's typed fields, in _STRICT's words ("int?": an int or null), in declaration order: the
+# pydantic schema (llama_schemas/transformers5.py) declares the same, and words a refusal these find.
+LLAMA_TYPES = {
+    "vocab_size": "int", "hidden_size": "int", "intermediate_size": "int", "num_hidden_layers": "int",
+    "num_attention_heads": "int", "num_key_value_heads": "int?", "hidden_act": "str", "max_position_embeddings": "int",
+    "rms_norm_eps": "float", "bos_token_id": "int?", "eos_token_id": "ids", "tie_word_embeddings": "bool",
+    "rope_parameters": "dict?", "attention_bias": "bool", "mlp_bias": "bool", "head_dim": "int?",
+}
+
+
 def refusal(data: dict) -> tuple[str, str] | None:
     """(message, pointer) of the first check transformers 5 fails, or None."""
-    from pydantic import ValidationError
+    if strict_refusal(data, LLAMA_TYPES) is not None:
+        from pydantic import ValidationError  # only to word the refusal as before
 
-    from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
+        from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
 
-    try:
-        LlamaConfig.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        key = str(first["loc"][0])
-        return f"StrictDataclassFieldValidationError: field '{key}' got {data.get(key)!r}: {first['msg']}", "/" + key
+        try:
+            LlamaConfig.model_validate(data)
+        except ValidationError as err:
+            first = err.errors()[0]
+            key = str(first["loc"][0])
+            return f"StrictDataclassFieldValidationError: field '{key}' got {data.get(key)!r}: {first['msg']}", "/" + key
     hidden, heads = data.get("hidden_size", 4096), data.get("num_attention_heads", 32)
     if heads and hidden % heads != 0:
         return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
@@ -85,6 +98,7 @@ _STRICT = {
     "bool": lambda v: isinstance(v, bool),
     "str": lambda v: isinstance(v, str),
     "list": lambda v: isinstance(v, list),
+    "dict": lambda v: isinstance(v, dict),
     "ids": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in v)),
 }
 _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
@@ -92,18 +106,27 @@ _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architec
 
 def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     """(message, pointer) of the first check a family's strict config class fails, or None."""
-    for key, spec in entry.fields.items():
-        base = spec.type.rstrip("?")  # "int?": an int or null
-        if key not in data or base not in _STRICT or (data[key] is None and base != spec.type):
-            continue
-        if not _STRICT[base](data[key]):
-            return f"StrictDataclassFieldValidationError: field '{key}' got {data[key]!r}: not a valid {base}", "/" + key
+    key = strict_refusal(data, {name: spec.type for name, spec in entry.fields.items()})
+    if key is not None:
+        base = entry.fields[key].type.rstrip("?")
+        return f"StrictDataclassFieldValidationError: field '{key}' got {data[key]!r}: not a valid {base}", "/" + key
     hidden, heads = data.get("hidden_size", entry.fields["hidden_size"].default), data.get("num_attention_heads", entry.fields["num_attention_heads"].default)
     if entry.family in _VALIDATES_HEADS and isinstance(hidden, int) and isinstance(heads, int) and heads and hidden % heads:
         return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
     rope = data.get("rope_scaling") or data.get("rope_parameters")
     if isinstance(rope, dict) and not isinstance(rope.get("rope_type", rope.get("type", "default")), str):
         return f"ValueError: rope_type must be a string, got {rope.get('rope_type', rope.get('type'))!r}", "/rope_parameters"
+    return None
+
+
+def strict_refusal(data: dict, types: Mapping[str, str]) -> str | None:
+    """The first declared key whose value the strict dataclass refuses, or None."""
+    for key, type_name in types.items():
+        base = type_name.rstrip("?")  # "int?": an int or null
+        if key not in data or base not in _STRICT or (data[key] is None and base != type_name):
+            continue
+        if not _STRICT[base](data[key]):
+            return key
     return None
 
 
