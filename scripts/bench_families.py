@@ -14,7 +14,7 @@ In one run:
    file, `json.loads` and one pydantic `model_validate`: the least any checker on this stack does per file.
 2. cold start: fresh processes of `cfglint check` on one non-Llama sample against the typer + pydantic
    floor that scripts/bench_startup.py measures (its functions, round-robin medians), target at most 1.1x;
-   and, in the same rounds, on a Llama sample, whose readings are pydantic schemas.
+   and, in the same rounds, on a Llama sample, whose hand-written readings are plain Python too.
 
 Usage:
 
@@ -53,8 +53,8 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 THROUGHPUT_TARGET = 2000.0  # configs per second, at least
 STARTUP_TARGET = 1.1  # cfglint check / typer + pydantic floor, at most
 DEFAULT_SAMPLE = "samples/qwen2.5-0.5b-instruct-tf5"
-# Also timed, beside the target's sample: a Llama file, whose runtimes' readings are pydantic schemas (the
-# other families' serde readings are plain Python), so its check imports and builds pydantic models.
+# Also timed, beside the target's sample: a Llama file, read by the hand-written Llama readings, which are
+# plain Python like the family entries' (pydantic only words a refusal), so its check imports no pydantic.
 LLAMA_SAMPLE = "samples/smollm2-135m-instruct-tf5"
 THETAS = (10_000, 100_000, 500_000, 1_000_000, 5_000_000)
 DROPPABLE = (
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     ratio = median["cfglint check"] / median["typer + pydantic floor"]
     print(f"  cfglint check / typer + pydantic floor {ratio:.2f}x {verdict(ratio <= STARTUP_TARGET, f'<= {STARTUP_TARGET}x')}")
     llama = median["cfglint check, Llama"] / median["typer + pydantic floor"]
-    print(f"  cfglint check, Llama ({LLAMA_SAMPLE}) / typer + pydantic floor {llama:.2f}x (its readings build pydantic models)")
+    print(f"  cfglint check, Llama ({LLAMA_SAMPLE}) / typer + pydantic floor {llama:.2f}x {verdict(llama <= STARTUP_TARGET, f'<= {STARTUP_TARGET}x')}")
     return 0
 
 
