@@ -22,11 +22,25 @@ VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(st.sa
 KEYS = [*transformers5.LLAMA_TYPES, "rope_scaling", "unknown_key"]
 
 
+INTS = st.integers(-(2**70), 2**70)
+VALID = {  # values each strict type takes
+    "int": INTS, "float": st.one_of(INTS, st.floats(allow_nan=False)), "str": st.text(max_size=3), "bool": st.booleans(),
+    "ids": st.one_of(st.none(), INTS, st.lists(INTS, max_size=3)), "dict": st.dictionaries(st.text(max_size=2), SCALARS, max_size=2),
+}
+
+
+def value_for(type_name: str):
+    valid = VALID[type_name.rstrip("?")]
+    return st.one_of(st.none(), valid) if type_name.endswith("?") else valid
+
+
 @st.composite
 def configs(draw):
-    """Any subset of the typed keys (and two it does not type), each with any JSON value, in any order."""
+    """Any subset of the typed keys (and two it does not type), each mostly a value of its type, now and then
+    any JSON value, in any order."""
     keys = draw(st.lists(st.sampled_from(KEYS), unique=True))
-    return {key: draw(VALUES) for key in keys}
+    types = transformers5.LLAMA_TYPES
+    return {key: draw(VALUES if key not in types or draw(st.integers(0, 3)) == 0 else value_for(types[key])) for key in keys}
 
 
 def test_the_strict_types_are_the_schemas_fields():
