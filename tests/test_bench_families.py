@@ -55,16 +55,18 @@ def test_bench_prints_throughput_and_startup_lines():
     assert re.search(
         rf"^  floor \(read \+ json\.loads \+ one pydantic model_validate\): +{NUMBER} ms = +\d+ configs/s; "
         rf"cfglint / floor {NUMBER}x the time$", out, re.M), out
+    # On a loaded machine 300 files can take less than the noise of check-jsonschema's start: the script says so.
     assert re.search(
         rf"^  check-jsonschema, one schema per file, its start left out: {NUMBER} ms a file = +\d+ configs/s; "
-        rf"cfglint / check-jsonschema {NUMBER}x the time a file$", out, re.M), out
+        rf"cfglint / check-jsonschema {NUMBER}x the time a file$", out, re.M) or re.search(
+        r"^  check-jsonschema: 300 files take no more than its start-up's noise; no per-file figure$", out, re.M), out
     assert re.search(r"^profile of one run \(.*\), cfglint's functions, top 15 by cumulative time:$", out, re.M), out
     assert re.search(rf"^ +{NUMBER}s +{NUMBER}% +{NUMBER}s +1  session\.py:\d+\(check_all\)$", out, re.M), out
     assert re.search(r"^cold start, median of 1 round-robin start on samples/\S+:$", out, re.M), out
     for name in ("python -c pass", "typer + pydantic floor", "cfglint check", "cfglint check, Llama"):
         assert re.search(rf"^  {re.escape(name)} +{NUMBER} ms$", out, re.M), out
     assert re.search(rf"^  cfglint check / typer \+ pydantic floor {NUMBER}x \[target <= 1\.1x: (met|NOT met)\]$", out, re.M), out
-    assert re.search(rf"^  cfglint check, Llama \(samples/\S+\) / typer \+ pydantic floor {NUMBER}x \(its readings build pydantic models\)$", out, re.M), out
+    assert re.search(rf"^  cfglint check, Llama \(samples/\S+\) / typer \+ pydantic floor {NUMBER}x \[target <= 1.1x: (NOT )?met\]$", out, re.M), out
 
 
 def test_bench_refuses_a_llama_sample_for_the_cold_start():

@@ -58,9 +58,12 @@ def test_check_defers_what_a_plain_config_does_not_need():
     # The Llama profiles' schemas are for Llama files, the stop-token analysis for directories with tokenizer files.
     qwen = _loaded("samples/qwen2.5-0.5b-instruct-tf5")
     assert qwen["families"] == []
-    # serde's readings of a non-Llama file are plain Python (candle refuses its null sliding window, mistral.rs
-    # misses rope_theta): no pydantic model is built, so pydantic is not even imported.
-    assert qwen["pydantic"] is False and llama["pydantic"] is True
+    # serde's readings are plain Python (candle refuses Qwen's null sliding window, mistral.rs misses its
+    # rope_theta), and so are the Llama readings, llama3 rope_scaling included: no pydantic model is built,
+    # so pydantic is not even imported.
+    assert qwen["pydantic"] is False and llama["pydantic"] is False
+    assert _loaded("samples/smollm2-135m-instruct-tf5")["pydantic"] is False
+    assert _loaded("samples/llama-3.2-1b")["pydantic"] is False
     assert "cfglint.stops" in _loaded("samples/stops-qwen2.5-0.5b-instruct")["families"]
 
 

@@ -23,6 +23,10 @@ from cfglint.intent import Intent, floordiv
 from cfglint.reading import DEFAULT, DERIVED, FIXED
 
 REQUIRED = ("model_type", "hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads", "rms_norm_eps", "vocab_size")
+# ModelArgs' fields in declaration order (the schema, llama_schemas/mlx_lm.py, declares the same): what the
+# dataclass keeps; every other key is dropped.
+FIELDS = (*REQUIRED, "head_dim", "max_position_embeddings", "num_key_value_heads", "attention_bias", "mlp_bias", "rope_theta",
+          "rope_traditional", "rope_scaling", "tie_word_embeddings")
 SUPPORTED = {"default", "linear", "dynamic", "llama3", "yarn", "deepseek_yarn", "telechat3-yarn", "longrope", "proportional", "mrope"}
 
 
@@ -118,7 +122,7 @@ class MlxLm(Consumer):
             view.set("eos_token_id", eos, "generation_config.json")
         else:
             take(view, data, "eos_token_id", None)
-        view.ignored = [k for k in data if k not in self.schema.model_fields]
+        view.ignored = [k for k in data if k not in FIELDS]
         return view
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:

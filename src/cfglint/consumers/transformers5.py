@@ -8,6 +8,8 @@ head_dim above 4 is refused). What it reads when it accepts the file is the inte
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, unreadable
 from cfglint.document import Document
@@ -25,18 +27,29 @@ REQUIRED = {
 
 
 
+# The strict dataclass's typed fields, in _STRICT's words ("int?": an int or null), in declaration order: the
+# pydantic schema (llama_schemas/transformers5.py) declares the same, and words a refusal these find.
+LLAMA_TYPES = {
+    "vocab_size": "int", "hidden_size": "int", "intermediate_size": "int", "num_hidden_layers": "int",
+    "num_attention_heads": "int", "num_key_value_heads": "int?", "hidden_act": "str", "max_position_embeddings": "int",
+    "rms_norm_eps": "float", "bos_token_id": "int?", "eos_token_id": "ids", "tie_word_embeddings": "bool",
+    "rope_parameters": "dict?", "attention_bias": "bool", "mlp_bias": "bool", "head_dim": "int?",
+}
+
+
 def refusal(data: dict) -> tuple[str, str] | None:
     """(message, pointer) of the first check transformers 5 fails, or None."""
-    from pydantic import ValidationError
+    if strict_refusal(data, _LLAMA_STRICT) is not None:
+        from pydantic import ValidationError  # only to word the refusal as before
 
-    from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
+        from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
 
-    try:
-        LlamaConfig.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        key = str(first["loc"][0])
-        return f"StrictDataclassFieldValidationError: field '{key}' got {data.get(key)!r}: {first['msg']}", "/" + key
+        try:
+            LlamaConfig.model_validate(data)
+        except ValidationError as err:
+            first = err.errors()[0]
+            key = str(first["loc"][0])
+            return f"StrictDataclassFieldValidationError: field '{key}' got {data.get(key)!r}: {first['msg']}", "/" + key
     hidden, heads = data.get("hidden_size", 4096), data.get("num_attention_heads", 32)
     if heads and hidden % heads != 0:
         return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
@@ -85,6 +98,7 @@ _STRICT = {
     "bool": lambda v: isinstance(v, bool),
     "str": lambda v: isinstance(v, str),
     "list": lambda v: isinstance(v, list),
+    "dict": lambda v: isinstance(v, dict),
     "ids": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in v)),
 }
 _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
@@ -94,26 +108,16 @@ _TYPED: dict[int, tuple[tuple[str, str, bool], ...]] = {}  # entries live as lon
 
 
 def _typed(entry) -> tuple[tuple[str, str, bool], ...]:
-    """The entry's type-checked fields: (key, strict type, null allowed), in declaration order."""
     if id(entry) not in _TYPED:
-        out = []
-        for key, spec in entry.fields.items():
-            base = spec.type.rstrip("?")  # "int?": an int or null
-            if base in _STRICT:
-                out.append((key, base, base != spec.type))
-        _TYPED[id(entry)] = tuple(out)
+        _TYPED[id(entry)] = strict_types({key: spec.type for key, spec in entry.fields.items()})
     return _TYPED[id(entry)]
 
 
 def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     """(message, pointer) of the first check a family's strict config class fails, or None."""
-    for key, base, nullable in _typed(entry):
-        if key not in data:
-            continue
-        value = data[key]
-        if (value is None and nullable) or _STRICT[base](value):
-            continue
-        return f"StrictDataclassFieldValidationError: field '{key}' got {value!r}: not a valid {base}", "/" + key
+    key = strict_refusal(data, _typed(entry))
+    if key is not None:
+        return f"StrictDataclassFieldValidationError: field '{key}' got {data[key]!r}: not a valid {entry.fields[key].type.rstrip('?')}", "/" + key
     hidden, heads = data.get("hidden_size", entry.fields["hidden_size"].default), data.get("num_attention_heads", entry.fields["num_attention_heads"].default)
     if entry.family in _VALIDATES_HEADS and isinstance(hidden, int) and isinstance(heads, int) and heads and hidden % heads:
         return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
@@ -121,6 +125,31 @@ def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     if isinstance(rope, dict) and not isinstance(rope.get("rope_type", rope.get("type", "default")), str):
         return f"ValueError: rope_type must be a string, got {rope.get('rope_type', rope.get('type'))!r}", "/rope_parameters"
     return None
+
+
+def strict_types(types: Mapping[str, str]) -> tuple[tuple[str, str, bool], ...]:
+    """(key, strict type, null allowed) for each type-checked key, in declaration order ("int?": an int or null)."""
+    out = []
+    for key, type_name in types.items():
+        base = type_name.rstrip("?")
+        if base in _STRICT:
+            out.append((key, base, base != type_name))
+    return tuple(out)
+
+
+def strict_refusal(data: dict, typed: tuple[tuple[str, str, bool], ...]) -> str | None:
+    """The first declared key whose value the strict dataclass refuses (`typed` from strict_types), or None."""
+    for key, base, nullable in typed:
+        if key not in data:
+            continue
+        value = data[key]
+        if (value is None and nullable) or _STRICT[base](value):
+            continue
+        return key
+    return None
+
+
+_LLAMA_STRICT = strict_types(LLAMA_TYPES)
 
 
 def refusal_for(doc: Document, intent: Intent, entry) -> tuple[str, str] | None:

@@ -68,6 +68,17 @@ class Entry(NamedTuple):
     notes: str = ""  # what the runtime does that the values do not show
 
 
+class Struct(NamedTuple):
+    """A serde struct a hand-written reading declares: like an entry's fields, plus the named types they use
+    (a nested struct, an enum's variants in serde's order, or "eos" for an untagged u32-or-list enum)."""
+
+    runtime: str
+    struct: str  # as serde names it in errors
+    fields: dict[str, Field]
+    types: Mapping[str, Any] = MappingProxyType({})  # type name -> Struct | tuple of variants | "eos"
+    doc: str = ""
+
+
 def fields(**declared: str | Field | tuple[str, Any]) -> dict[str, Field]:
     """`fields(vocab_size="usize", rope_theta=("f64", 10000.0))`: a type, or a (type, default) pair."""
     out = {}

@@ -7,17 +7,18 @@ the serde reader's plain-Python path leaves them to it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from types import MappingProxyType
+from typing import Annotated, Any, Literal, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Strict, create_model
 
 from cfglint import knowledge
 from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize
-from cfglint.knowledge.entry import REQUIRED, Entry
+from cfglint.knowledge.entry import REQUIRED, Entry, Struct
 from cfglint.serde_json import EXPECTED
 
 String = Annotated[str, Strict(), Rust(EXPECTED["string"])]
-SCALARS: dict[str, Any] = {"usize": USize, "u32": U32, "f32": F32, "f64": F64, "bool": Bool, "string": String, "json": Any}
+SCALARS: dict[str, Any] = {"usize": USize, "u32": U32, "f32": F32, "f64": F64, "bool": Bool, "string": String, "json": Any, "map": dict}
 
 
 def _activation(runtime: str) -> Any:
@@ -29,13 +30,19 @@ def _activation(runtime: str) -> Any:
     return Annotated[Literal[units], Rust("enum Activation", variants=tuple(module.ACTIVATIONS), newtype=newtype)]
 
 
-def annotation(type_name: str, runtime: str) -> Any:
+def annotation(type_name: str, runtime: str, types: Mapping[str, Any] = MappingProxyType({})) -> Any:
     if type_name.startswith("option<") and type_name.endswith(">"):
-        return Optional[annotation(type_name[7:-1], runtime)]
+        return Optional[annotation(type_name[7:-1], runtime, types)]
+    named = types.get(type_name)
+    if isinstance(named, Struct):
+        return Annotated[model_of(named), Rust(f"struct {named.struct}")]
+    if isinstance(named, tuple):
+        return Annotated[Literal[named], Rust(f"enum {type_name}", variants=named)]
+    if named == "eos" or type_name == "eos":
+        name = type_name if named else "EosToks"
+        return Annotated[Union[U32, list[U32]], Rust(f"untagged enum {name}", untagged=True)]
     if type_name == "activation":
         return _activation(runtime)
-    if type_name == "eos":
-        return Annotated[Union[U32, list[U32]], Rust("untagged enum EosToks", untagged=True)]
     if type_name.startswith("list<") and type_name.endswith(">"):
         return Annotated[list[annotation(type_name[5:-1], runtime)], Rust("a sequence")]  # type: ignore[misc]  # an element type built at run time
     if type_name not in SCALARS:
@@ -43,24 +50,25 @@ def annotation(type_name: str, runtime: str) -> Any:
     return SCALARS[type_name]
 
 
-_MODELS: dict[tuple[str, str], type[BaseModel]] = {}
+_MODELS: dict[int, type[BaseModel]] = {}  # entries and structs live as long as the process
 
 
-def model_of(entry: Entry) -> type[BaseModel]:
-    key = (entry.runtime, entry.family)
-    if key not in _MODELS:
-        _MODELS[key] = _build(entry)
-    return _MODELS[key]
+def model_of(entry: Entry | Struct) -> type[BaseModel]:
+    if id(entry) not in _MODELS:
+        _MODELS[id(entry)] = _build(entry)
+    return _MODELS[id(entry)]
 
 
-def _build(entry: Entry) -> type[BaseModel]:
+def _build(entry: Entry | Struct) -> type[BaseModel]:
     declared: dict[str, Any] = {}
+    types = getattr(entry, "types", {})
     for name, spec in entry.fields.items():
-        kind = annotation(spec.type, entry.runtime)
+        kind = annotation(spec.type, entry.runtime, types)
         if spec.default is not REQUIRED:
             declared[name] = (kind, spec.default)
         elif spec.type.startswith("option<"):
             declared[name] = (kind, None)
         else:
             declared[name] = (kind, ...)
-    return create_model(entry.struct, __config__=ConfigDict(extra="ignore"), **declared)
+    doc = getattr(entry, "doc", "") or None
+    return create_model(entry.struct, __config__=ConfigDict(extra="ignore"), __doc__=doc, **declared)

@@ -11,12 +11,12 @@ imports pydantic only for such a file. tests/knowledge/test_serde_fast_path.py h
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 from cfglint import knowledge
 from cfglint.consumers.base import Failure, View
 from cfglint.document import Document, escape
-from cfglint.knowledge.entry import REQUIRED, Entry
+from cfglint.knowledge.entry import REQUIRED, Entry, Struct
 from cfglint.readers.values import fill
 from cfglint.serde_json import UNSIGNED_MAX, f32, refusal
 
@@ -61,10 +61,17 @@ def _optional(inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
 _SCALARS = {"usize": _usize, "u32": _u32, "f32": _float, "f64": _float, "bool": _bool}
 
 
-def _checker(type_name: str, runtime: str) -> Callable[[Any], Any]:
-    """The value serde holds for a JSON value of this field type, or _REFUSED."""
+def _checker(type_name: str, runtime: str, types: Mapping[str, Any]) -> Callable[[Any], Any]:
+    """The value serde holds for a JSON value of this field type, _REFUSED, or (a nested struct) its Failure."""
     if type_name.startswith("option<"):
-        return _optional(_checker(type_name[7:-1], runtime))
+        return _optional(_checker(type_name[7:-1], runtime, types))
+    named = types.get(type_name)
+    if isinstance(named, Struct):  # a nested struct: its members, walked as the outer ones are
+        return lambda value: _members(named, value) if type(value) is dict else _REFUSED
+    if isinstance(named, tuple):  # a unit enum: one of its variants' strings
+        return lambda value: value if type(value) is str and value in named else _REFUSED
+    if named == "eos":
+        return _eos
     if type_name == "activation":
         module = knowledge.module(runtime)
         names, newtype = getattr(module, "ACTIVATIONS", ()), getattr(module, "NEWTYPE_ACTIVATIONS", ())
@@ -72,6 +79,8 @@ def _checker(type_name: str, runtime: str) -> Callable[[Any], Any]:
         return lambda value: value if type(value) is str and value in units else _REFUSED
     if type_name == "json":
         return lambda value: value
+    if type_name == "map":
+        return lambda value: value if type(value) is dict else _REFUSED
     if type_name == "eos":
         return _eos
     return _SCALARS[type_name]
@@ -86,7 +95,7 @@ class _Field(NamedTuple):
 _FIELDS: dict[int, dict[str, _Field]] = {}  # entries live as long as the process
 
 
-def _fields(entry: Entry) -> dict[str, _Field]:
+def _fields(entry: Entry | Struct) -> dict[str, _Field]:
     """Each field's check, default and scalar type, in declaration order."""
     if id(entry) not in _FIELDS:
         out = {}
@@ -94,19 +103,25 @@ def _fields(entry: Entry) -> dict[str, _Field]:
             optional = spec.type.startswith("option<")
             base = spec.type[7:-1] if optional else spec.type
             default = None if spec.default is REQUIRED and optional else _ABSENT if spec.default is REQUIRED else spec.default
-            out[name] = _Field(_checker(spec.type, entry.runtime), default, base if base in _SCALARS else None)
+            out[name] = _Field(_checker(spec.type, entry.runtime, getattr(entry, "types", {})), default, base if base in _SCALARS else None)
         _FIELDS[id(entry)] = out
     return _FIELDS[id(entry)]
 
 
-def accepted(entry: Entry, doc: Document) -> dict[str, Any] | Failure | None:
-    """What serde parses from the document, or its error, where plain Python can tell: serde walks the
-    members in document order and stops at the first value it refuses, then meets missing fields when the
-    object closes, the first declared first. None when the pydantic path must decide (an enum, list or
-    untagged value refused, or a text serde_json stops at before any field)."""
+def accepted(entry: Entry | Struct, doc: Document) -> dict[str, Any] | Failure | None:
+    """What serde parses from the document, or its error, where plain Python can tell. None when the
+    pydantic path must decide (an enum, list, untagged or nested value refused, or a text serde_json stops at
+    before any field)."""
     data = doc.data
     if doc.bom or doc.literals or doc.duplicates or type(data) is not dict:
         return None
+    return _members(entry, data)
+
+
+def _members(entry: Entry | Struct, data: dict) -> dict[str, Any] | Failure | None:
+    """serde walks the members in document order and stops at the first value it refuses (a nested
+    struct's own first error included), then meets missing fields when the object closes, the first
+    declared first."""
     fields = _fields(entry)
     parsed: dict[str, Any] = {}
     for name, value in data.items():  # json keeps members in the order written
@@ -114,10 +129,14 @@ def accepted(entry: Entry, doc: Document) -> dict[str, Any] | Failure | None:
         if field is None:
             continue  # serde ignores a key its struct does not declare
         held = field.check(value)
+        if held is None and value is not None:
+            return None  # a nested struct the pydantic path must word
         if held is _REFUSED:
             if field.scalar is None:
                 return None
             return Failure(refusal(field.scalar, value), "/" + escape(name), "type")
+        if isinstance(held, Failure):
+            return held._replace(pointer="/" + escape(name) + held.pointer)
         parsed[name] = held
     for name, field in fields.items():
         if name not in parsed:
@@ -127,7 +146,7 @@ def accepted(entry: Entry, doc: Document) -> dict[str, Any] | Failure | None:
     return {name: parsed[name] for name in fields}
 
 
-def parse(entry: Entry, doc: Document) -> dict[str, Any] | Failure:
+def parse(entry: Entry | Struct, doc: Document) -> dict[str, Any] | Failure:
     """What serde parses: the plain-Python path, or the pydantic model and serde's wording of what it refuses."""
     fast = accepted(entry, doc)
     if fast is not None:
@@ -138,7 +157,14 @@ def parse(entry: Entry, doc: Document) -> dict[str, Any] | Failure:
     parsed = deserialize(model_of(entry), doc)
     if isinstance(parsed, Failure):
         return parsed
-    return {name: getattr(parsed, name) for name in entry.fields}
+    return plain(parsed)
+
+
+def plain(parsed: Any) -> Any:
+    """A parsed pydantic struct as the plain path gives it: a dict of its fields, nested structs too."""
+    if hasattr(type(parsed), "model_fields"):
+        return {name: plain(getattr(parsed, name)) for name in type(parsed).model_fields}
+    return parsed
 
 
 def read(entry: Entry, doc: Document, intent: Any) -> View:

@@ -1,39 +1,11 @@
-"""candle 0.11's `LlamaConfig`, as a pydantic schema (see cfglint.consumers.candle_llama for its source)."""
+"""candle 0.11's Llama struct as a pydantic schema, built from the fields cfglint.consumers.candle_llama declares
+(its source is in that module's docstring): what `cfglint schema candle` exports and what words serde's refusals
+where the plain-Python path leaves them to it."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional, Union
+from cfglint.consumers.candle_llama import LLAMA, LLAMA3_ROPE
+from cfglint.readers.serde_model import model_of
 
-from pydantic import BaseModel, ConfigDict
-
-from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize
-
-
-class Llama3RopeConfig(BaseModel):
-    """`Llama3RopeConfig`: every field required (no `#[serde(default)]`)."""
-
-    model_config = ConfigDict(extra="ignore", defer_build=True)  # built on the first Llama file, not at start
-    factor: F32
-    low_freq_factor: F32
-    high_freq_factor: F32
-    original_max_position_embeddings: USize
-    rope_type: Annotated[Literal["llama3", "default"], Rust("enum Llama3RopeType", variants=("llama3", "default"))]
-
-
-class LlamaConfig(BaseModel):
-    """`LlamaConfig`, field for field, in declaration order (serde reports missing fields in this order)."""
-
-    model_config = ConfigDict(extra="ignore", defer_build=True)  # built on the first Llama file, not at start
-    hidden_size: USize
-    intermediate_size: USize
-    vocab_size: USize
-    num_hidden_layers: USize
-    num_attention_heads: USize
-    num_key_value_heads: Optional[USize] = None
-    rms_norm_eps: F64
-    rope_theta: F32 = 10000.0  # `#[serde(default = "default_rope")]`
-    bos_token_id: Optional[U32] = None
-    eos_token_id: Annotated[Optional[Union[U32, list[U32]]], Rust("untagged enum LlamaEosToks", untagged=True)] = None
-    rope_scaling: Annotated[Optional[Llama3RopeConfig], Rust("struct Llama3RopeConfig")] = None
-    max_position_embeddings: USize
-    tie_word_embeddings: Optional[Bool] = None
+Llama3RopeConfig = model_of(LLAMA3_ROPE)
+LlamaConfig = model_of(LLAMA)
