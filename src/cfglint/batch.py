@@ -2,8 +2,8 @@
 
 A check allocates thousands of small dicts and lists per file and frees nearly all of them at once. At the
 default first-generation threshold (700) the collector runs every few files, and over everything the
-results hold: about a seventh of a 1,000-directory run (scripts/bench_families.py). A batch raises that
-threshold, as mypy does for its build, and puts the caller's back afterwards.
+results hold. A batch raises that threshold, as mypy does for its build, and puts the caller's back
+afterwards.
 """
 
 from __future__ import annotations
