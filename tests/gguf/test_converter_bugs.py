@@ -52,6 +52,10 @@ def test_yarn_dropped(tmp_path, capsys):
     assert message == "llama.rope.scaling.type: llama.cpp runs no RoPE scaling, but the config means yarn with factor 4.0"
     tiny_gguf(tmp_path / "m.gguf", rope__scaling__type="yarn", rope__scaling__factor=4.0, rope__scaling__original_context_length=512)
     assert findings(capsys, tmp_path) == []
+    # gpt-oss's truncate false: no GGUF key says it, and llama.cpp always rounds the correction range
+    [(code, key, message)] = findings(capsys, tmp_path, {**TINY_CONFIG, "rope_parameters": {**scaling, "truncate": False}})
+    assert (code, key) == ("G003", "llama.rope.scaling.type") and "truncate false" in message
+    assert findings(capsys, tmp_path, {**TINY_CONFIG, "rope_parameters": {**scaling, "truncate": True}}) == []
 
 
 def test_gemma2_soft_capping_dropped(tmp_path, capsys):

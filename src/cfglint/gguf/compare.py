@@ -178,6 +178,10 @@ def _rope_scaling(runs: Runs, tensors: dict, source: Source | None) -> Iterator[
             if kind == "yarn" and key in scaling and not same("rope_theta", runs[name].value, scaling[key]):
                 yield Difference("rope-scaling", f"{runs[name].key}: llama.cpp runs YaRN {key} {_ran(runs, name)}, but the config means {show(scaling[key])}",
                                  runs[name].key, f"{where}/{key}", RECONVERT)
+        if kind == "yarn" and not scaling.get("truncate", True):  # transformers' default is true
+            # ggml's rope_yarn_corr_dims always floors and ceils the correction range (ggml/src/ggml.c:4482-4490)
+            yield Difference("rope-scaling", "the config's YaRN keeps its correction range unrounded (truncate false), but llama.cpp always floors and ceils it; no GGUF key holds truncate",
+                             runs["rope_scaling_type"].key, f"{where}/truncate", "no key of the file changes it: run the model in a runtime that honours truncate")
         return
     if kind == "longrope" and not {"rope_factors_long.weight", "rope_factors_short.weight"} <= set(tensors):
         yield Difference("rope-scaling", "the config's longrope factors are not in the file (no rope_factors_long.weight / rope_factors_short.weight): llama.cpp runs unscaled RoPE",
