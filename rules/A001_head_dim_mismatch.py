@@ -26,6 +26,8 @@ from cfglint.rule import describe
 CODE = "A001"
 NAME = "head-dim-mismatch"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ()
 
 
 def check(ctx):

@@ -24,6 +24,8 @@ from cfglint.rule import describe, uses
 CODE = "A002"
 NAME = "bias-dropped"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("attention_bias", "mlp_bias")
 
 
 def check(ctx):

@@ -26,6 +26,8 @@ from cfglint.rule import describe, uses
 CODE = "A003"
 NAME = "activation-ignored"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("hidden_act", "hidden_activation")
 
 
 def check(ctx):

@@ -23,6 +23,8 @@ from cfglint.rule import describe, uses
 CODE = "A004"
 NAME = "tie-default-differs"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("tie_word_embeddings",)
 
 
 def check(ctx):

@@ -29,6 +29,8 @@ from cfglint.rule import describe
 CODE = "A005"
 NAME = "sliding-window-differs"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("sliding_window",)
 
 
 def windows(values: dict, context: object) -> list | None:

@@ -26,6 +26,8 @@ from cfglint.rule import describe, uses
 CODE = "A006"
 NAME = "attention-scale-differs"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("query_pre_attn_scalar", "attention_multiplier", "head_dim")
 
 
 def check(ctx):

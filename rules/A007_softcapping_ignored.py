@@ -25,6 +25,8 @@ from cfglint.rule import describe, uses
 CODE = "A007"
 NAME = "softcapping-ignored"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("attn_logit_softcapping", "final_logit_softcapping")
 
 
 def check(ctx):

@@ -25,6 +25,8 @@ from cfglint.rule import describe, uses
 CODE = "A008"
 NAME = "partial-rotary-differs"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ()
 
 
 def check(ctx):

@@ -29,6 +29,9 @@ SEVERITY = "error"
 KEYS = ("embedding_multiplier", "residual_multiplier", "logits_scaling")
 
 
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = KEYS
+
 def check(ctx):
     for key, effects in ctx.differing(KEYS):
         pointer = ctx.at(key) if key in ctx.config else ctx.at("model_type")

@@ -42,6 +42,9 @@ WRITTEN_AS = {
 }
 
 
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = (*MOE_KEYS, *(k for keys in WRITTEN_AS.values() for k in keys), "moe_layer_freq")
+
 def check(ctx):
     for key, effects in ctx.differing(MOE_KEYS):
         message = f"expert routing: {key} is {show(ctx.intent.values[key])} in transformers, but {describe(effects)}"

@@ -24,6 +24,8 @@ from cfglint.diagnostics import Applicability, Edit, Effect, Finding, Fix
 CODE = "D001"
 NAME = "dtype-without-torch-dtype"
 SEVERITY = "warning"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("dtype", "torch_dtype")
 
 
 def check(ctx):

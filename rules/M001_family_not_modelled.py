@@ -22,6 +22,8 @@ from cfglint.diagnostics import Effect, Finding
 CODE = "M001"
 NAME = "family-not-modelled"
 SEVERITY = "warning"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ()
 
 
 def check(ctx):

@@ -23,6 +23,8 @@ from cfglint.diagnostics import Effect, Finding
 CODE = "M002"
 NAME = "runtime-lacks-family"
 SEVERITY = "info"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ()
 
 
 def check(ctx):

@@ -36,6 +36,9 @@ SEVERITY = "error"
 KEYS = ("rope_theta", "rope_local_base_freq")
 
 
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = KEYS
+
 def check(ctx):
     intent = ctx.intent
     if intent is None:

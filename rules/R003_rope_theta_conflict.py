@@ -25,6 +25,8 @@ from cfglint.rule import describe, uses
 CODE = "R003"
 NAME = "rope-theta-conflict"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("rope_theta",)
 
 
 def check(ctx):

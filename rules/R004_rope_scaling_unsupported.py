@@ -25,6 +25,8 @@ from cfglint.rule import describe, fails
 CODE = "R004"
 NAME = "rope-scaling-unsupported"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("rope_scaling",)
 
 
 def check(ctx):

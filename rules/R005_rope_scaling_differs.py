@@ -31,6 +31,8 @@ from cfglint.rule import describe, uses
 CODE = "R005"
 NAME = "rope-scaling-differs"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+CONFIG_KEYS = ("rope_scaling",)
 
 
 def check(ctx):

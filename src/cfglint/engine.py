@@ -7,11 +7,12 @@ from dataclasses import replace
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from cfglint.consumers.base import Consumer
+from cfglint import memo
+from cfglint.consumers.base import Consumer, View
 from cfglint.diagnostics import Diagnostic
 from cfglint.document import Document
 from cfglint.generation import load as load_generation
-from cfglint.intent import intent_of
+from cfglint.intent import Intent, intent_of
 from cfglint.rule import Context, Rule
 
 if TYPE_CHECKING:
@@ -34,8 +35,7 @@ def context_of(
     headers); `listing` is the directory's, when the caller has read it already."""
     if not doc.ok or not isinstance(doc.data, dict):
         return Context(doc, None, {})
-    intent = intent_of(doc.data)
-    views = {c.name: c.view(doc, intent) for c in consumers}
+    intent, views = memo.readings(doc, consumers, lambda: _readings(doc, consumers))
     if listing is BESIDE:
         listing = model_directory_listing(doc)
     if weights is BESIDE:
@@ -43,6 +43,11 @@ def context_of(
     else:  # shared across contexts (fix rounds): each gets its own cache, since plans depend on the config
         found = replace(weights, cache={}) if weights is not None else None
     return Context(doc, intent, views, found, generation=load_generation(doc, listing), listing=listing)
+
+
+def _readings(doc: Document, consumers: list[Consumer]) -> tuple[Intent, dict[str, View]]:
+    intent = intent_of(doc.data)
+    return intent, {c.name: c.view(doc, intent) for c in consumers}
 
 
 def model_directory_listing(doc: Document) -> frozenset[str] | None:
@@ -60,9 +65,11 @@ def model_directory_listing(doc: Document) -> frozenset[str] | None:
 
 def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]:
     doc = ctx.doc
+    serial = ctx.intent.serial if ctx.intent is not None else None
+    kept = memo.findings(serial, rules, ctx) if serial is not None else {}
     out = []
     for rule in rules:
-        for finding in rule.check(ctx):
+        for finding in kept[rule.check] if rule.check in kept else rule.check(ctx):
             if finding.offset is not None:
                 line, column = doc.position(finding.offset)
             else:

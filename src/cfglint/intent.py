@@ -63,6 +63,7 @@ class Intent(Reading):
     family: str | None = None  # the model family cfglint models this config as; None when it models none
     root: str = ""  # where the model's own config is: "/text_config" in a multimodal file, else the top
     refusals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # per family, asked once
+    serial: int | None = field(default=None, repr=False, compare=False)  # set on an intent cfglint.memo keeps
 
     @property
     def is_llama(self) -> bool:

@@ -86,7 +86,7 @@ def _wrapped(rule: Rule, applied: list[Applied], severity: Severity | None) -> R
             if not hits:
                 yield finding if severity is None else finding._replace(severity=severity)
 
-    return rule._replace(check=check)
+    return rule._replace(check=check, config_keys=None)  # it marks suppressions used: run it for every file
 
 
 def plugin_rules(settings: Settings, builtin: list[Rule]) -> list[Rule]:

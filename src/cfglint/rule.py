@@ -6,6 +6,11 @@ A rule is one small module (yamllint's shape): a docstring that is its documenta
 source tree and ship inside the package as cfglint/rules. Every rule module is loaded on every run, so a
 rule whose helpers only matter for some files (the weights and stop-token rules) imports them inside
 `check`, after the test that returns early for other files.
+
+A rule whose findings depend only on the intent, the readings and a few keys of the config names those keys
+in `CONFIG_KEYS` (an empty tuple for none): a run then checks it once for each distinct set of kept readings
+and values of those keys (cfglint.memo), instead of once per file. A rule that reads anything else (the
+document's text, the files beside it, keys it does not name) leaves CONFIG_KEYS out.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterable, Iterator, NamedTuple, TYPE_CHECKING
 
+from cfglint import memo
 from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
@@ -96,10 +102,17 @@ class Context:
         if key not in self._diverging:
             if key not in self.intent.values:
                 self._diverging[key] = []
+            elif self.intent.serial is not None:  # kept readings (cfglint.memo): compared once for them all
+                names = memo.diverging(self.intent.serial, key, lambda: self._compare(key))
+                self._diverging[key] = [(n, self.views[n]) for n in names]
             else:
-                agrees = same_as(key, self.intent.values[key])
-                self._diverging[key] = [(n, v) for n, v in self._loaded if key in v.values and not agrees(v.values[key])]
+                self._diverging[key] = self._compare(key)
         return list(self._diverging[key])
+
+    def _compare(self, key: str) -> list[tuple[str, View]]:
+        assert self.intent is not None
+        agrees = same_as(key, self.intent.values[key])
+        return [(n, v) for n, v in self._loaded if key in v.values and not agrees(v.values[key])]
 
     @cached_property
     def _diverging(self) -> dict[str, list[tuple[str, View]]]:
@@ -144,6 +157,7 @@ class Rule(NamedTuple):
     doc: str
     origin: str = "cfglint"
     targets: frozenset[str] = frozenset({CONFIG})
+    config_keys: tuple[str, ...] | None = None  # its module's CONFIG_KEYS; None: checked for every file
 
     @property
     def summary(self) -> str:
@@ -171,6 +185,7 @@ def _from_module(module: ModuleType, origin: str) -> Rule:
         doc=module.__doc__ or "",
         origin=origin,
         targets=frozenset(getattr(module, "TARGETS", (CONFIG,))),
+        config_keys=tuple(module.CONFIG_KEYS) if hasattr(module, "CONFIG_KEYS") else None,
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cfglint import consumers, document, hub
+from cfglint import consumers, document, hub, memo
 from cfglint.batch import fewer_collections
 from cfglint.consumers.base import Consumer
 from cfglint.diagnostics import Diagnostic, Severity
@@ -112,7 +112,7 @@ class Session:
     ) -> list[Result]:
         """Every argument (a local path or a Hub repository id) in order, then the cached snapshots if asked.
         A folder without config.json stands for the model directories found below it."""
-        with fewer_collections():
+        with fewer_collections(), memo.run():
             return self._check_all(args, revision, jobs, deadline, hf_cache)
 
     def _check_all(self, args: list[str], revision: str | None, jobs: int, deadline: float, hf_cache: bool) -> list[Result]:

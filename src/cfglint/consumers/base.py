@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, TYPE_CHECKING
 
 from cfglint.reading import Reading
@@ -30,7 +30,6 @@ class View(Reading):
     consumer: str = ""
     outcome: str = LOADS
     failure: Failure | None = None
-    ignored: list[str] = field(default_factory=list)  # top-level keys the consumer never looks at
 
     def fail(self, failure: Failure) -> "View":
         self.outcome, self.failure = failure.outcome, failure

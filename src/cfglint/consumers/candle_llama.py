@@ -82,7 +82,6 @@ class CandleLlama(Consumer):
         view.set("max_position_embeddings", parsed["max_position_embeddings"], "/max_position_embeddings")
         view.set("rms_norm_eps", parsed["rms_norm_eps"], "/rms_norm_eps")
         view.set("eos_token_id", parsed["eos_token_id"], source("eos_token_id"))
-        view.ignored = [k for k in data if k not in LLAMA.fields]
 
         # Block::load(...).unwrap() turns the shape error into a panic.
         mismatch = head_dim_mismatch(intent, parsed["hidden_size"], heads, PANIC)

@@ -82,7 +82,6 @@ class MistralRs(Consumer):
         view.set("mlp_bias", False, FIXED)
         view.set("max_position_embeddings", parsed["max_position_embeddings"], "/max_position_embeddings")
         view.set("rms_norm_eps", parsed["rms_norm_eps"], "/rms_norm_eps")
-        view.ignored = [k for k in doc.data if k not in LLAMA.fields]
 
         mismatch = head_dim_mismatch(intent, parsed["hidden_size"], heads, ERROR)
         if mismatch:

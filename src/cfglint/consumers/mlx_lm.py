@@ -122,7 +122,6 @@ class MlxLm(Consumer):
             view.set("eos_token_id", eos, "generation_config.json")
         else:
             take(view, data, "eos_token_id", None)
-        view.ignored = [k for k in data if k not in FIELDS]
         return view
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:

@@ -204,5 +204,18 @@ def compile_expression(text: str) -> Callable[[Env], Any]:
     return eval(f"lambda env: {source}", {"__builtins__": {}, **_NAMES, **constants})  # noqa: S307
 
 
+@lru_cache(maxsize=None)
+def names(text: str) -> frozenset[str]:
+    """The keys an expression reads (its free names; the functions it calls are not keys)."""
+    called = set()
+    found = set()
+    for node in ast.walk(ast.parse(text, mode="eval")):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            called.add(id(node.func))
+        elif isinstance(node, ast.Name):
+            found.add((id(node), node.id))
+    return frozenset(name for ident, name in found if ident not in called)
+
+
 def evaluate(text: str, env: Env) -> Any:
     return compile_expression(text)(env)

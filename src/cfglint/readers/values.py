@@ -84,9 +84,6 @@ def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_d
     kinds = values.get("layer_types")
     if isinstance(kinds, list) and "sliding_attention" not in kinds and values.get("sliding_window") is not None:
         view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied
-    if hasattr(view, "ignored"):
-        fields = entry.fields
-        view.ignored = [k for k in doc_data if k not in fields]
     return view
 
 

@@ -1,0 +1,216 @@
+"""What repeats within a run, worked out once: readings, their comparisons, and the rules over them.
+
+What transformers 5 means and what each runtime reads are functions of the keys they read. Fine-tunes of
+one base model share nearly all of those and differ in keys no reading looks at (`_name_or_path`,
+`transformers_version`, `use_cache`), so a run over many model directories reads the same values again
+and again. Within one run (Session.check_all), for a family the runtimes read through entries
+(cfglint.knowledge):
+- the intent and the readings of a document are kept under the values of every key those entries can
+  consult (their fields, the names their expressions and refusals use, the RoPE inputs), in the order
+  written and with their JSON types; a later document with the same values gets the same ones, and the
+  intent's serial names them;
+- which consumers' values differ from the intent's is kept per key under that serial;
+- the findings of the rules that name their CONFIG_KEYS (cfglint.rule) are kept under the serial and the
+  values of those keys.
+
+Read afresh: a Llama file (its hand-written readings also read generation_config.json), a multimodal file,
+a file no family models, and a document with a byte-order mark, a non-standard literal or a duplicate key
+(readers word those by where they are written). Kept readings are shared: nothing changes an intent or a
+reading once context_of has made it. The tables are bounded, and emptied when one is full and when the
+run ends; serials are never reused. tests/test_memo.py holds a run's results equal with and without them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from cfglint.reading import DIMS
+
+if TYPE_CHECKING:
+    from cfglint.consumers.base import Consumer, View
+    from cfglint.diagnostics import Finding
+    from cfglint.document import Document
+    from cfglint.intent import Intent
+    from cfglint.knowledge.entry import Entry
+    from cfglint.rule import Context, Rule
+
+# Entries a table keeps before all of them are emptied: a document's readings or its rules' findings take a
+# few kilobytes, a comparison far less.
+LIMITS = {"readings": 2048, "diverging": 32768, "findings": 4096}
+# Keys the RoPE readings, the refusals and the converter consult besides an entry's own fields
+# (cfglint.readers.rope, rope_families, converter; consumers.transformers5.family_refusal).
+ROPE_INPUTS = frozenset({
+    "rope_theta", "rope_scaling", "rope_parameters", "rope_local_base_freq", "partial_rotary_factor",
+    "max_position_embeddings", "original_max_position_embeddings", "head_dim", "num_key_value_heads",
+    "tie_word_embeddings", *DIMS,
+})
+# What the intent reads beyond transformers 5's fields: the family, the layout's keys, the architectures
+# and the dtype.
+INTENT_INPUTS = frozenset({"model_type", "architectures", "dtype", "torch_dtype", "text_config"})
+
+Readings = tuple["Intent", dict[str, "View"]]
+
+_serials = itertools.count(1)
+_readings: dict[tuple, Readings] = {}
+_diverging: dict[tuple[int, str], tuple[str, ...]] = {}
+_findings: dict[tuple, dict[Callable, tuple[Finding, ...]]] = {}
+_config_keys: dict[tuple[Callable, ...], tuple[str, ...]] = {}  # the keys a set of rules names, together
+_depth = {"runs": 0, "off": 0}  # kept within a run, unless disabled
+
+
+def _on() -> bool:
+    return _depth["runs"] > 0 and _depth["off"] == 0
+
+
+@contextmanager
+def run() -> Iterator[None]:
+    """Keep what repeats for the length of one run (Session.check_all); it is dropped when the run ends."""
+    clear()
+    _depth["runs"] += 1
+    try:
+        yield
+    finally:
+        _depth["runs"] -= 1
+        clear()
+
+
+@contextmanager
+def disabled() -> Iterator[None]:
+    """Everything worked out afresh, runs included (what the kept results must equal)."""
+    _depth["off"] += 1
+    try:
+        yield
+    finally:
+        _depth["off"] -= 1
+
+
+def clear() -> None:
+    _readings.clear()
+    _diverging.clear()
+    _findings.clear()
+    _config_keys.clear()
+
+
+def _store(table: dict, limit: int, key: tuple, value: Any) -> None:
+    if len(table) >= limit:
+        clear()
+    table[key] = value
+
+
+def _frozen(value: Any) -> Any:
+    """A JSON value as a key: strings and null as they are, numbers and booleans with their type (1, 1.0 and
+    true are equal in Python, not to a runtime), floats, arrays and objects by repr, which keeps -0.0 apart
+    from 0.0 and an object's member order."""
+    kind = type(value)
+    if kind is str or value is None:
+        return value
+    if kind is int or kind is bool:
+        return kind, value
+    return kind, repr(value)
+
+
+# ------------------------------------------------------------------------------------ what is consulted
+
+
+_NAMES: dict[int, frozenset[str]] = {}  # entries live as long as the process
+
+
+def entry_names(entry: Entry) -> frozenset[str]:
+    """Every key a reading by this entry can consult."""
+    if id(entry) not in _NAMES:
+        from cfglint.knowledge.expr import names
+        from cfglint.readers.values import IMPLIED
+
+        found = set(entry.fields) | ROPE_INPUTS
+        for expression in (*entry.derive.values(), *IMPLIED.values(), *(c.when for c in entry.checks)):
+            found |= names(expression)
+        for check in entry.checks:  # a refusal's message may quote a value
+            found |= {name for _, name, _, _ in string.Formatter().parse(check.message) if name}
+        _NAMES[id(entry)] = frozenset(found)
+    return _NAMES[id(entry)]
+
+
+@lru_cache(maxsize=None)
+def family_names(family: str, runtimes: tuple[str, ...]) -> frozenset[str] | None:
+    """Every key the intent and these runtimes' readings of family consult; None when one of the runtimes
+    is not a built-in one (its reading may consult anything)."""
+    from cfglint import consumers, knowledge
+    from cfglint.knowledge.transformers5 import FAMILIES
+
+    if any(name not in consumers.names() for name in runtimes):
+        return None
+    found = set(entry_names(FAMILIES[family])) | INTENT_INPUTS
+    for name in runtimes:
+        entry = knowledge.entry(name, family)
+        if entry is not None:
+            found |= entry_names(entry)
+    return frozenset(found)
+
+
+def _family(doc: Document) -> str | None:
+    """The family whose readings are kept for doc, or None to read it afresh."""
+    from cfglint.intent import family_of
+    from cfglint.knowledge.transformers5 import MULTIMODAL
+
+    data = doc.data
+    if not _on() or doc.bom or doc.literals or doc.duplicates or type(data) is not dict:
+        return None
+    kind = data.get("model_type")
+    if isinstance(kind, str) and kind in MULTIMODAL:
+        return None
+    family = family_of(data)
+    return family if family != "llama" else None
+
+
+# ----------------------------------------------------------------------------------------- the tables
+
+
+def readings(doc: Document, consumers: list[Consumer], read: Callable[[], Readings]) -> Readings:
+    """The intent and the consumers' readings of doc, made once for each distinct set of values they read."""
+    family = _family(doc)
+    runtimes = tuple(c.name for c in consumers)
+    names = family_names(family, runtimes) if family is not None else None
+    if names is None:
+        return read()
+    # in the order written: a serde reader names the first value it refuses
+    key = (family, runtimes, tuple([(k, _frozen(v)) for k, v in doc.data.items() if k in names]))
+    found = _readings.get(key)
+    if found is None:
+        found = read()
+        found[0].serial = next(_serials)
+        _store(_readings, LIMITS["readings"], key, found)
+    return found
+
+
+def diverging(serial: int, key: str, compare: Callable[[], list[tuple[str, Any]]]) -> tuple[str, ...]:
+    """The names of the consumers whose value for key differs from the intent's, for the kept readings of
+    this serial."""
+    if not _on():
+        return tuple(name for name, _ in compare())
+    found = _diverging.get((serial, key))
+    if found is None:
+        found = tuple(name for name, _ in compare())
+        _store(_diverging, LIMITS["diverging"], (serial, key), found)
+    return found
+
+
+
+def findings(serial: int, rules: list[Rule], ctx: Context) -> dict[Callable, tuple[Finding, ...]]:
+    """The findings of the rules that name their CONFIG_KEYS, for the kept readings of this serial and the
+    values of those keys, by rule check."""
+    checks = tuple(rule.check for rule in rules if rule.config_keys is not None)
+    names = _config_keys.get(checks)
+    if names is None:
+        names = _config_keys[checks] = tuple(sorted({k for rule in rules for k in rule.config_keys or ()}))
+    config = ctx.config
+    key = (serial, checks, tuple([(k in config, _frozen(config.get(k))) for k in names]))
+    found = _findings.get(key) if _on() else None
+    if found is None:
+        found = {rule.check: tuple(rule.check(ctx)) for rule in rules if rule.config_keys is not None}
+        if _on():
+            _store(_findings, LIMITS["findings"], key, found)
+    return found

@@ -1,0 +1,172 @@
+"""cfglint.memo: a run's results with its kept readings and findings equal the results read afresh.
+
+The corpus repeats values on purpose (fine-tunes of one base) and varies them where a reading or a rule
+looks: each family sample with a key dropped, set to null, to a value of another type or to another
+number, keys added that routing, scaling or window rules read, members reordered, the same values under
+another `_name_or_path`, and model directories with a stop-token setup or weights beside config.json.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cfglint import engine, memo
+from cfglint.session import Session
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+# Values a key is set to: other numbers, other types, null.
+REPLACEMENTS = (None, 0, 1, 2.5, -1, True, "silu", "gelu_pytorch_tanh", [1, 2], {"rope_type": "yarn", "factor": 4.0})
+# Keys readings and rules consult that the samples may lack.
+ADDED = {
+    "rope_theta": 500000.0,
+    "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+    "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0},
+    "sliding_window": 4096,
+    "use_sliding_window": True,
+    "hidden_activation": "gelu_pytorch_tanh",
+    "query_pre_attn_scalar": 128,
+    "attn_logit_softcapping": 50.0,
+    "head_dim": 96,
+    "num_experts": 8,
+    "topk_method": "group_limited_greedy",
+    "moe_layer_freq": 2,
+    "partial_rotary_factor": 0.5,
+    "attention_bias": True,
+    "torch_dtype": "float16",
+    "dtype": "bfloat16",
+    "top_k": 20,
+}
+
+
+def _variants(data: dict, rng: random.Random) -> list[dict]:
+    keys = list(data)
+    out = [dict(data), {**data, "_name_or_path": "someone/fine-tune"}]
+    for _ in range(6):
+        changed = dict(data)
+        for _ in range(rng.randint(1, 2)):
+            key = rng.choice(keys)
+            choice = rng.random()
+            if choice < 0.3:
+                changed.pop(key, None)
+            elif choice < 0.8:
+                changed[key] = rng.choice(REPLACEMENTS)
+            else:
+                added = rng.choice(list(ADDED))
+                changed[added] = ADDED[added]
+        out += [changed, dict(changed)]  # each change twice: the second reads kept readings
+    reordered = dict(reversed(list(data.items())))
+    out += [reordered, reordered]
+    return out
+
+
+def _corpus(root: Path) -> list[str]:
+    rng = random.Random(7)
+    dirs = []
+    for sample in sorted(SAMPLES.glob("*/config.json")):
+        data = json.loads(sample.read_text(encoding="utf-8"))
+        for i, variant in enumerate(_variants(data, rng)):
+            folder = root / f"{sample.parent.name}-{i:02d}"
+            folder.mkdir()
+            for beside in sample.parent.iterdir():  # stop-token files, weights: what the other rules read
+                if beside.name != "config.json" and beside.is_file():
+                    shutil.copy(beside, folder / beside.name)
+            (folder / "config.json").write_text(json.dumps(variant, indent=2), encoding="utf-8")
+            dirs.append(str(folder))
+    # A suppression that applies to some files: a kept rule must still mark it used (C001).
+    (root / ".cfglint.toml").write_text(
+        '[[suppress]]\npath = "qwen2.5-0.5b-instruct-tf5-0*/config.json"\ncodes = ["R001"]\nreason = "test"\n', encoding="utf-8"
+    )
+    return dirs
+
+
+def _outcome(dirs: list[str]) -> list[tuple]:
+    results = Session().check_all(dirs)
+    return [
+        (
+            r.display,
+            [d.to_json() for d in r.diagnostics],
+            {name: (view.to_json(), dict(view.sources)) for name, view in r.ctx.views.items()},
+            repr(r.ctx.intent),
+        )
+        for r in results
+    ]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    return _corpus(tmp_path_factory.mktemp("memo"))
+
+
+def test_kept_readings_and_findings_equal_fresh_ones(corpus: list[str]) -> None:
+    kept = _outcome(corpus)
+    with memo.disabled():
+        fresh = _outcome(corpus)
+    assert len(kept) == len(corpus)
+    for got, want in zip(kept, fresh):
+        assert got == want, got[0]
+
+
+def test_a_run_reads_repeated_values_once(corpus: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    kept, made = [], []  # the documents whose readings may be kept, and those read
+    read, family = engine._readings, memo._family
+
+    def reading(doc, consumers):
+        made.append(doc.path)
+        return read(doc, consumers)
+
+    def keepable(doc):
+        found = family(doc)
+        if found is not None:
+            kept.append(doc.path)
+        return found
+
+    monkeypatch.setattr(engine, "_readings", reading)
+    monkeypatch.setattr(memo, "_family", keepable)
+    Session().check_all(corpus)
+    # Each change is written twice in a row, and the first two variants read the same values: at most 9 of
+    # a sample's 16 variants are read.
+    read_kept = [path for path in made if path in set(kept)]
+    assert len(kept) > 300
+    assert 0 < len(read_kept) <= len(kept) * 9 / 16
+    made.clear()
+    with memo.disabled():
+        Session().check_all(corpus)
+    assert len(made) == len(corpus)
+
+
+def test_full_tables_are_emptied_and_results_stay_equal(corpus: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memo, "LIMITS", {"readings": 3, "diverging": 5, "findings": 2})
+    sizes = []
+    store = memo._store
+
+    def counted(table: dict, limit: int, key: tuple, value: object) -> None:
+        store(table, limit, key, value)
+        sizes.append(len(table) <= limit)
+
+    monkeypatch.setattr(memo, "_store", counted)
+    kept = _outcome(corpus[:120])
+    assert sizes and all(sizes)
+    with memo.disabled():
+        assert kept == _outcome(corpus[:120])
+
+
+def test_nothing_is_kept_outside_a_run(corpus: list[str]) -> None:
+    Session().check_all(corpus[:20])
+    assert not memo._readings and not memo._diverging and not memo._findings
+
+
+def test_a_suppressing_policy_runs_its_rules_for_every_file(corpus: list[str]) -> None:
+    """A rule wrapped with suppressions marks them used as it yields, so it is never kept: kept findings of
+    the same values (the shipped sample, checked first) must not stand in for it, or C001 would fire."""
+    sample = str(SAMPLES / "qwen2.5-0.5b-instruct-tf5")
+    suppressed = next(d for d in corpus if d.endswith("qwen2.5-0.5b-instruct-tf5-00"))
+    plain, quiet = Session().check_all([sample, suppressed])
+    assert "R001" in [d.code for d in plain.diagnostics]
+    assert [rule.config_keys for rule in quiet.rules if rule.code == "R001"] == [None]
+    codes = [d.code for d in quiet.diagnostics]
+    assert "R001" not in codes and "C001" not in codes
