@@ -8,7 +8,8 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
 - the intent and the readings of a document are kept under the values of every key those entries can
   consult (their fields, the names their expressions and refusals use, the RoPE inputs), in the order
   written and with their JSON types; a later document with the same values gets the same ones, and the
-  intent's serial names them;
+  intent's serial names them; when those values are new, each runtime's reading is still kept under the
+  keys its own entry consults (most changes touch a key some runtimes never read);
 - which consumers' values differ from the intent's is kept per key under that serial;
 - the findings of the rules that name their CONFIG_KEYS (cfglint.rule) are kept under the serial and the
   values of those keys.
@@ -48,6 +49,9 @@ ROPE_INPUTS = frozenset({
     "max_position_embeddings", "original_max_position_embeddings", "head_dim", "num_key_value_heads",
     "tie_word_embeddings", *DIMS,
 })
+# RoPE readings that consult the intent (the converter sees transformers 5's resolution; Phi-3's longrope
+# readings compare their horizon with transformers 5's).
+CONSULTS_INTENT = ("converter", "transformers-5", "phi3-")
 # What the intent reads beyond transformers 5's fields: the family, the layout's keys, the architectures
 # and the dtype.
 INTENT_INPUTS = frozenset({"model_type", "architectures", "dtype", "torch_dtype", "text_config"})
@@ -58,6 +62,7 @@ _serials = itertools.count(1)
 _readings: dict[tuple, Readings] = {}
 _diverging: dict[tuple[int, str], tuple[str, ...]] = {}
 _findings: dict[tuple, dict[Callable, tuple[Finding, ...]]] = {}
+_entries: dict[tuple, View] = {}  # one runtime's reading, by the values its entry consults
 _config_keys: dict[tuple[Callable, ...], tuple[str, ...]] = {}  # the keys a set of rules names, together
 _depth = {"runs": 0, "off": 0}  # kept within a run, unless disabled
 
@@ -90,6 +95,7 @@ def disabled() -> Iterator[None]:
 
 def clear() -> None:
     _readings.clear()
+    _entries.clear()
     _diverging.clear()
     _findings.clear()
     _config_keys.clear()
@@ -177,13 +183,37 @@ def readings(doc: Document, consumers: list[Consumer], read: Callable[[], Readin
     if names is None:
         return read()
     # in the order written: a serde reader names the first value it refuses
-    key = (family, runtimes, tuple([(k, _frozen(v)) for k, v in doc.data.items() if k in names]))
+    members = [(k, _frozen(v)) for k, v in doc.data.items()]
+    key = (family, runtimes, tuple([member for member in members if member[0] in names]))
     found = _readings.get(key)
     if found is None:
-        found = read()
+        _current[0], _current[1] = doc.data, members
+        try:
+            found = read()
+        finally:
+            _current[0], _current[1] = None, []
         found[0].serial = next(_serials)
         _store(_readings, LIMITS["readings"], key, found)
     return found
+
+
+_current: list[Any] = [None, []]  # the document being read afresh, and its members as keys
+
+
+def entry_reading(entry: Entry, doc: Document, read: Callable[[], View]) -> View:
+    """One runtime's reading of a document whose values, all together, were not read before: often its own
+    ones were (another runtime's key changed), so each entry's reading is kept under its own keys too. A
+    reading that consults the intent is made afresh."""
+    if _current[0] is not doc.data or entry.rope.startswith(CONSULTS_INTENT):
+        return read()
+    names = entry_names(entry)
+    key = (id(entry), tuple([member for member in _current[1] if member[0] in names]))
+    kept = _entries.get(key)
+    if kept is None:
+        kept = _entries[key] = read()  # bounded with _readings: emptied when it is
+    view = object.__new__(type(kept))  # a reading of its own: the caller may still fail it
+    view.__dict__.update(kept.__dict__)
+    return view
 
 
 def diverging(serial: int, key: str, compare: Callable[[], list[tuple[str, Any]]]) -> tuple[str, ...]:

@@ -89,11 +89,15 @@ class Consumer:
         raise NotImplementedError
 
     def read_family(self, doc: Document, intent: Intent, entry: Entry) -> View:
+        from cfglint import memo
         from cfglint.readers import read
 
-        view = read(entry, doc, intent)
-        view.consumer = self.name
-        return view
+        def fresh() -> View:
+            view = read(entry, doc, intent)
+            view.consumer = self.name
+            return view
+
+        return memo.entry_reading(entry, doc, fresh)
 
     def view(self, doc: Document, intent: Intent) -> View:
         if intent.family == "llama":
