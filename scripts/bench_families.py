@@ -13,7 +13,9 @@ In one run:
    this 2-core machine). The floor next to it, timed in the same rounds (alternating), is reading each
    file, `json.loads` and one pydantic `model_validate`: the least any checker on this stack does per file.
    The peer next to it: check-jsonschema over the same files in one process, each validated against that
-   model's JSON Schema, per file with its start left out.
+   model's JSON Schema, per file with its start left out. Then, beside the target's corpus, as many
+   fine-tunes: the samples under other names with the values their readings consult unchanged, where a run
+   reads each distinct set of values once (cfglint.memo).
 2. cold start: fresh processes of `cfglint check` on one non-Llama sample against the typer + pydantic
    floor that scripts/bench_startup.py measures (its functions, round-robin medians), target at most 1.1x;
    and, in the same rounds, on a Llama sample, whose hand-written readings are plain Python too.
@@ -112,6 +114,21 @@ def perturbed(data: dict, rng: random.Random) -> str:
     indent = rng.choice((2, 2, 2, 4, None))
     text = json.dumps(data, indent=indent, sort_keys=rng.random() < 0.3)
     return text + ("\n" if rng.random() < 0.8 else "")
+
+
+def build_fine_tunes(root: Path, count: int) -> list[str]:
+    """`count` model directories as a Hub of fine-tunes looks: each shipped sample under many names, the
+    values its readings consult unchanged (`_name_or_path` and `transformers_version` differ)."""
+    samples = [data for family in samples_by_family().values() for _, data in family]
+    root.mkdir()
+    paths = []
+    for i in range(count):
+        data = {**samples[i % len(samples)], "_name_or_path": f"someone/fine-tune-{i}", "transformers_version": f"4.{40 + i % 17}.0"}
+        directory = root / f"{i:05d}-fine-tune"
+        directory.mkdir()
+        (directory / "config.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        paths.append(str(directory))
+    return paths
 
 
 def build_corpus(root: Path, count: int, seed: int) -> tuple[list[str], dict[str, int]]:
@@ -308,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"  check-jsonschema, one schema per file, its start left out: {peer * 1000:.3f} ms a file = "
                   f"{1 / peer:7.0f} configs/s; cfglint / check-jsonschema {ours / len(paths) / peer:.1f}x the time a file")
+        tunes = build_fine_tunes(Path(tmp) / "fine-tunes", options.count)
+        tuned, _, _ = measure_throughput(tunes, options.runs)
+        print(f"  the same count of fine-tunes (each sample under other names, same values): {tuned * 1000:8.1f} ms = "
+              f"{len(tunes) / tuned:7.0f} configs/s")
         if options.profile:
             for line in profile_lines(paths):
                 print(line)

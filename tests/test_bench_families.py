@@ -38,6 +38,17 @@ def test_corpus_is_deterministic_and_mixes_every_family(tmp_path):
     assert len(set(texts)) > 40  # perturbed, not 56 copies of 14 files
 
 
+def test_fine_tunes_repeat_the_samples_values_under_other_names(tmp_path):
+    bench = _module()
+    paths = bench.build_fine_tunes(tmp_path / "tunes", 60)
+    configs = [json.loads((tmp_path / "tunes" / p.rsplit("/", 1)[-1] / "config.json").read_text()) for p in paths]
+    assert len({c["_name_or_path"] for c in configs}) == 60
+    consulted = [{k: v for k, v in c.items() if k not in ("_name_or_path", "transformers_version")} for c in configs]
+    samples = [{k: v for k, v in data.items() if k not in ("_name_or_path", "transformers_version")}
+               for family in bench.samples_by_family().values() for _, data in family]
+    assert {json.dumps(c, sort_keys=True) for c in consulted} == {json.dumps(c, sort_keys=True) for c in samples}
+
+
 def test_bench_prints_throughput_and_startup_lines():
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--count", "300", "--runs", "1", "--starts", "1", "--profile"],
@@ -55,6 +66,8 @@ def test_bench_prints_throughput_and_startup_lines():
     assert re.search(
         rf"^  floor \(read \+ json\.loads \+ one pydantic model_validate\): +{NUMBER} ms = +\d+ configs/s; "
         rf"cfglint / floor {NUMBER}x the time$", out, re.M), out
+    assert re.search(
+        rf"^  the same count of fine-tunes \(each sample under other names, same values\): +{NUMBER} ms = +\d+ configs/s$", out, re.M), out
     # On a loaded machine 300 files can take less than the noise of check-jsonschema's start: the script says so.
     assert re.search(
         rf"^  check-jsonschema, one schema per file, its start left out: {NUMBER} ms a file = +\d+ configs/s; "
