@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import venv
@@ -105,17 +106,18 @@ def test_wheel_installs_and_checks_a_sample(tmp_path):
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
-    # Run from an unrelated folder so nothing from the checkout can be imported.
+    # Run from an unrelated folder, without a PYTHONPATH, so nothing from the checkout can be imported.
     work = tmp_path / "elsewhere"
     work.mkdir()
+    alone = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(
         [str(env_dir / "bin" / "cfglint"), "check", str(ROOT / "samples" / "llama-3.2-1b-tf5"), "--format", "json"],
-        cwd=work, capture_output=True, text=True,
+        cwd=work, capture_output=True, text=True, env=alone,
     )
     assert proc.returncode == 1, proc.stderr
     assert [f["code"] for f in json.loads(proc.stdout)] == ["D001", "R001", "R002"]
-    rules = subprocess.run([str(env_dir / "bin" / "cfglint"), "rules", "--format", "json"], cwd=work, capture_output=True, text=True)
+    rules = subprocess.run([str(env_dir / "bin" / "cfglint"), "rules", "--format", "json"], cwd=work, capture_output=True, text=True, env=alone)
     listed = json.loads(rules.stdout)
     assert len(listed) == len(list((ROOT / "rules").glob("[A-Z]*.py")))
-    location = subprocess.run([str(python), "-c", "import cfglint.rule as r; print(r.builtin_rules_dir())"], cwd=work, capture_output=True, text=True)
+    location = subprocess.run([str(python), "-c", "import cfglint.rule as r; print(r.builtin_rules_dir())"], cwd=work, capture_output=True, text=True, env=alone)
     assert Path(location.stdout.strip()).is_relative_to(env_dir)
