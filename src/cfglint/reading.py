@@ -66,6 +66,10 @@ ROPE_PARAMETERS = {
 # modeling_rope_utils.py _compute_yarn_parameters: `truncate = rope_parameters.get("truncate", True)`, then
 # `if truncate:`), so an absent truncate is true and a written one counts by its truth value.
 ROPE_FLAGS = {"yarn": {"truncate": True}}
+# Parameters whose falsy value (absent, null, 0) computes as a default: YaRN's correction-range bounds
+# (transformers 5.24 and 4.57 _compute_yarn_parameters: `beta_fast = ....get("beta_fast") or 32`, `beta_slow =
+# ....get("beta_slow") or 1`), so a dict without them and one that states 32 and 1 compute the same.
+ROPE_FALSY_DEFAULTS = {"yarn": {"beta_fast": 32, "beta_slow": 1}}
 
 
 @dataclass
@@ -121,8 +125,11 @@ def _scaling_key(scaling: Any) -> Any:
         return repr(kind), ()
     params = ROPE_PARAMETERS.get(kind)
     keys = params if params is not None else sorted(k for k in scaling if k not in ("rope_type", "type", "rope_theta"))
-    flags = ROPE_FLAGS.get(kind, {})
-    return kind, tuple((k, bool(scaling.get(k, flags[k])) if k in flags else _rounded(scaling.get(k))) for k in keys)
+    flags, falsy = ROPE_FLAGS.get(kind, {}), ROPE_FALSY_DEFAULTS.get(kind, {})
+    return kind, tuple(
+        (k, bool(scaling.get(k, flags[k])) if k in flags else _rounded(scaling.get(k) or falsy[k]) if k in falsy else _rounded(scaling.get(k)))
+        for k in keys
+    )
 
 
 def _rounded(value: Any) -> Any:

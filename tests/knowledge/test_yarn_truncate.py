@@ -36,6 +36,25 @@ def test_truncate_counts_by_its_truth_value_and_absent_is_true(a, b, equal):
     assert same("rope_scaling", {**YARN, **a}, {**YARN, **b}) is equal
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "equal"),
+    [
+        ({}, {"beta_fast": 32, "beta_slow": 1}, True),  # transformers: `.get("beta_fast") or 32`, `or 1`
+        ({"beta_fast": None, "beta_slow": 0}, {"beta_fast": 32.0, "beta_slow": 1.0}, True),
+        ({}, {"beta_fast": 16}, False),
+        ({"beta_slow": 2}, {}, False),
+    ],
+)
+def test_yarn_betas_absent_or_falsy_count_as_32_and_1(a, b, equal):
+    bare = {k: v for k, v in YARN.items() if not k.startswith("beta")}
+    assert same("rope_scaling", {**bare, **a}, {**bare, **b}) is equal
+
+
+def test_yarn_betas_only_default_for_yarn():
+    longrope = {"rope_type": "longrope", "short_factor": [1.0], "long_factor": [2.0], "original_max_position_embeddings": 64}
+    assert same("rope_scaling", longrope, {**longrope, "beta_fast": 32})
+
+
 def test_truncate_only_matters_to_yarn():
     linear = {"rope_type": "linear", "factor": 2.0}
     assert same("rope_scaling", {**linear, "truncate": False}, linear)
