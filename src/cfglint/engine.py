@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from cfglint import memo
 from cfglint.consumers.base import Consumer, View
-from cfglint.diagnostics import Diagnostic
+from cfglint.diagnostics import Diagnostic, Finding
 from cfglint.document import Document
 from cfglint.generation import load as load_generation
 from cfglint.intent import Intent, intent_of
@@ -66,7 +66,7 @@ def model_directory_listing(doc: Document) -> frozenset[str] | None:
 def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]:
     doc = ctx.doc
     serial = ctx.intent.serial if ctx.intent is not None else None
-    kept = memo.findings(serial, rules, ctx) if serial is not None else {}
+    kept = _kept_findings(serial, rules, ctx) if serial is not None else {}
     out = []
     for rule in rules:
         for finding in kept[rule.check] if rule.check in kept else rule.check(ctx):
@@ -89,3 +89,18 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
                 )
             )
     return sorted(out, key=lambda d: (d.line, d.column, d.code))
+
+
+_KEYS: dict[tuple[Callable, ...], tuple[str, ...]] = {}  # the CONFIG_KEYS a set of rules names, together
+
+
+def _kept_findings(serial: int, rules: list[Rule], ctx: Context) -> dict[Callable, tuple[Finding, ...]]:
+    """The findings of the rules that name their CONFIG_KEYS, by rule check: worked out once per run for the
+    kept readings of this serial and the values of those keys (cfglint.memo)."""
+    checks = tuple(rule.check for rule in rules if rule.config_keys is not None)
+    names = _KEYS.get(checks)
+    if names is None:
+        names = _KEYS[checks] = tuple(sorted({k for rule in rules for k in rule.config_keys or ()}))
+    config = ctx.config
+    key = (serial, checks, tuple([(k in config, memo.frozen(config.get(k))) for k in names]))
+    return memo.kept("findings", key, lambda: {rule.check: tuple(rule.check(ctx)) for rule in rules if rule.config_keys is not None})

@@ -12,7 +12,7 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
   keys its own entry consults (most changes touch a key some runtimes never read);
 - which consumers' values differ from the intent's is kept per key under that serial;
 - the findings of the rules that name their CONFIG_KEYS (cfglint.rule) are kept under the serial and the
-  values of those keys.
+  values of those keys (cfglint.engine keeps them here: this module sits below the rules).
 
 Read afresh: a Llama file (its hand-written readings also read generation_config.json), a multimodal file,
 a file no family models, and a document with a byte-order mark, a non-standard literal or a duplicate key
@@ -33,11 +33,9 @@ from cfglint.reading import DIMS
 
 if TYPE_CHECKING:
     from cfglint.consumers.base import Consumer, View
-    from cfglint.diagnostics import Finding
     from cfglint.document import Document
     from cfglint.intent import Intent
     from cfglint.knowledge.entry import Entry
-    from cfglint.rule import Context, Rule
 
 # Entries a table keeps before all of them are emptied: a document's readings or its rules' findings take a
 # few kilobytes, a comparison far less.
@@ -59,11 +57,9 @@ INTENT_INPUTS = frozenset({"model_type", "architectures", "dtype", "torch_dtype"
 Readings = tuple["Intent", dict[str, "View"]]
 
 _serials = itertools.count(1)
-_readings: dict[tuple, Readings] = {}
-_diverging: dict[tuple[int, str], tuple[str, ...]] = {}
-_findings: dict[tuple, dict[Callable, tuple[Finding, ...]]] = {}
+_tables: dict[str, dict[tuple, Any]] = {name: {} for name in LIMITS}
+_readings: dict[tuple, Readings] = _tables["readings"]
 _entries: dict[tuple, View] = {}  # one runtime's reading, by the values its entry consults
-_config_keys: dict[tuple[Callable, ...], tuple[str, ...]] = {}  # the keys a set of rules names, together
 _depth = {"runs": 0, "off": 0}  # kept within a run, unless disabled
 
 
@@ -94,11 +90,9 @@ def disabled() -> Iterator[None]:
 
 
 def clear() -> None:
-    _readings.clear()
+    for table in _tables.values():
+        table.clear()
     _entries.clear()
-    _diverging.clear()
-    _findings.clear()
-    _config_keys.clear()
 
 
 def _store(table: dict, limit: int, key: tuple, value: Any) -> None:
@@ -107,7 +101,20 @@ def _store(table: dict, limit: int, key: tuple, value: Any) -> None:
     table[key] = value
 
 
-def _frozen(value: Any) -> Any:
+def kept(name: str, key: tuple, compute: Callable[[], Any]) -> Any:
+    """What compute gives, kept in table `name` under key for the rest of the run (a key must name every
+    input compute reads: a kept intent's serial, and the values of anything else)."""
+    if not _on():
+        return compute()
+    table = _tables[name]
+    found = table.get(key)
+    if found is None:
+        found = compute()
+        _store(table, LIMITS[name], key, found)
+    return found
+
+
+def frozen(value: Any) -> Any:
     """A JSON value as a key: strings and null as they are, numbers and booleans with their type (1, 1.0 and
     true are equal in Python, not to a runtime), floats, arrays and objects by repr, which keeps -0.0 apart
     from 0.0 and an object's member order."""
@@ -183,7 +190,7 @@ def readings(doc: Document, consumers: list[Consumer], read: Callable[[], Readin
     if names is None:
         return read()
     # in the order written: a serde reader names the first value it refuses
-    members = [(k, _frozen(v)) for k, v in doc.data.items()]
+    members = [(k, frozen(v)) for k, v in doc.data.items()]
     key = (family, runtimes, tuple([member for member in members if member[0] in names]))
     found = _readings.get(key)
     if found is None:
@@ -219,28 +226,4 @@ def entry_reading(entry: Entry, doc: Document, read: Callable[[], View]) -> View
 def diverging(serial: int, key: str, compare: Callable[[], list[tuple[str, Any]]]) -> tuple[str, ...]:
     """The names of the consumers whose value for key differs from the intent's, for the kept readings of
     this serial."""
-    if not _on():
-        return tuple(name for name, _ in compare())
-    found = _diverging.get((serial, key))
-    if found is None:
-        found = tuple(name for name, _ in compare())
-        _store(_diverging, LIMITS["diverging"], (serial, key), found)
-    return found
-
-
-
-def findings(serial: int, rules: list[Rule], ctx: Context) -> dict[Callable, tuple[Finding, ...]]:
-    """The findings of the rules that name their CONFIG_KEYS, for the kept readings of this serial and the
-    values of those keys, by rule check."""
-    checks = tuple(rule.check for rule in rules if rule.config_keys is not None)
-    names = _config_keys.get(checks)
-    if names is None:
-        names = _config_keys[checks] = tuple(sorted({k for rule in rules for k in rule.config_keys or ()}))
-    config = ctx.config
-    key = (serial, checks, tuple([(k in config, _frozen(config.get(k))) for k in names]))
-    found = _findings.get(key) if _on() else None
-    if found is None:
-        found = {rule.check: tuple(rule.check(ctx)) for rule in rules if rule.config_keys is not None}
-        if _on():
-            _store(_findings, LIMITS["findings"], key, found)
-    return found
+    return kept("diverging", (serial, key), lambda: tuple(name for name, _ in compare()))
