@@ -88,20 +88,17 @@ class Session:
     def local_targets(self, arg: str) -> list[tuple[str, Located | Exception]]:
         """A local argument as the paths to read, each with its config file and stat or the error to report:
         itself, or the model directories of the tree it names."""
-        try:
-            return [(arg, located(arg))]
-        except NoConfigHere:
-            pass
-        except (TargetError, OSError) as err:
-            return [(arg, err)]
+        found = _located(arg)
+        if not isinstance(found, NoConfigHere):
+            return [(arg, found)]
         from cfglint import discovery  # only a tree search needs it (and its gitignore matcher)
 
-        found = discovery.model_directories(Path(arg), respect_gitignore=self.respect_gitignore, excluded=self._excluded)
-        for problem in found.problems:
+        tree = discovery.model_directories(Path(arg), respect_gitignore=self.respect_gitignore, excluded=self._excluded)
+        for problem in tree.problems:
             self.error(problem)
-        if not found.files and not found.problems:
+        if not tree.files and not tree.problems:
             self.error(f"{arg}: no config.json in this directory or in any folder below it")
-        return [(str(f), _located(str(f))) for f in found.files]
+        return [(str(f), _located(str(f))) for f in tree.files]
 
     def _excluded(self, folder: Path) -> bool:
         return self.finder.for_file(folder / "config.json").excludes(folder)
