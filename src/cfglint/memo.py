@@ -58,7 +58,6 @@ Readings = tuple["Intent", dict[str, "View"]]
 
 _serials = itertools.count(1)
 _tables: dict[str, dict[tuple, Any]] = {name: {} for name in LIMITS}
-_readings: dict[tuple, Readings] = _tables["readings"]
 _entries: dict[tuple, View] = {}  # one runtime's reading, by the values its entry consults
 _depth = {"runs": 0, "off": 0}  # kept within a run, unless disabled
 
@@ -190,18 +189,18 @@ def readings(doc: Document, consumers: list[Consumer], read: Callable[[], Readin
     if names is None:
         return read()
     # in the order written: a serde reader names the first value it refuses
-    members = [(k, frozen(v)) for k, v in doc.data.items()]
-    key = (family, runtimes, tuple([member for member in members if member[0] in names]))
-    found = _readings.get(key)
-    if found is None:
-        _current[0], _current[1] = doc.data, members
+    members = [(k, frozen(v)) for k, v in doc.data.items() if k in names]
+
+    def afresh() -> Readings:
+        _current[0], _current[1] = doc.data, members  # each entry's keys are among the family's
         try:
             found = read()
         finally:
             _current[0], _current[1] = None, []
         found[0].serial = next(_serials)
-        _store(_readings, LIMITS["readings"], key, found)
-    return found
+        return found
+
+    return kept("readings", (family, runtimes, tuple(members)), afresh)
 
 
 _current: list[Any] = [None, []]  # the document being read afresh, and its members as keys
@@ -215,11 +214,11 @@ def entry_reading(entry: Entry, doc: Document, read: Callable[[], View]) -> View
         return read()
     names = entry_names(entry)
     key = (id(entry), tuple([member for member in _current[1] if member[0] in names]))
-    kept = _entries.get(key)
-    if kept is None:
-        kept = _entries[key] = read()  # bounded with _readings: emptied when it is
-    view = object.__new__(type(kept))  # a reading of its own: the caller may still fail it
-    view.__dict__.update(kept.__dict__)
+    found = _entries.get(key)
+    if found is None:
+        found = _entries[key] = read()  # bounded with the readings table: emptied when it is
+    view = object.__new__(type(found))  # a reading of its own: the caller may still fail it
+    view.__dict__.update(found.__dict__)
     return view
 
 
