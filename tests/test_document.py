@@ -1,3 +1,4 @@
+import random
 from pathlib import Path
 
 import pytest
@@ -149,7 +150,13 @@ def test_key_index_locates_every_pointer_as_the_full_spans_do():
         '\ufeff{"k": ["v", null, true], "o": {}}',
         '{"a~b/c": {"\\u0041": 1, "x\\"y": [{"k": {"z": "\\":"}}, 2]}, "\\\\": {"q": 1}}',
         ' \n [ ] ',
+        # without a backslash, keys are searched for by name: names repeated as values, nested keys and in arrays
+        '{"x": "a", "a" : {"a": ["a", {"a": "a"}]}, "b": {"c": {"a": 1}, "a": 2}, "a:": "a :", "u": ["a", ":", "a"], "e~/": {"a": "}"}}',
+        '{\n "a"\n :\n 1, "k": {"a" :{"a":{}}}, "a a": "a", "": {"": ""}}',
+        '\ufeff{"b": "a", "a": {"a": 1}}',
+        '{"x":"y",":":1,",":2, "k": [":"], "]":{",":3}}',  # a closing quote and what follows can spell a key's token
     ]
+    assert sum("\\" not in text for text in texts) > len(texts) // 2  # both ways of finding a key are covered
     checked = 0
     for text in texts:
         reference = parse(Path("config.json"), text.encode())
@@ -160,7 +167,30 @@ def test_key_index_locates_every_pointer_as_the_full_spans_do():
             doc = parse(Path("config.json"), text.encode())  # fresh: the key index, not the full spans
             assert doc.locate(pointer) == _full_locate(reference, pointer), (text[:40], pointer)
             checked += 1
+        shared = parse(Path("config.json"), text.encode())  # one index asked for all, in any order: it resumes its scan
+        for pointer in random.Random(len(text)).sample(pointers, len(pointers)):
+            assert shared.locate(pointer) == _full_locate(reference, pointer), (text[:40], pointer)
     assert checked > 1000
     indexed = parse(Path("config.json"), texts[0].encode())
     indexed.locate("/model_type")
     assert indexed._spans is None  # found without the full spans
+
+
+def _line_and_column(text: str, offset: int) -> tuple[int, int]:
+    """What an editor shows: lines end at \\r\\n, \\r or \\n; columns count characters."""
+    line, start = 1, 0
+    for i, char in enumerate(text[:offset]):
+        if char == "\n" and i > 0 and text[i - 1] == "\r":
+            start = i + 1
+        elif char in "\r\n":
+            line, start = line + 1, i + 1
+    return line, offset - start + 1
+
+
+@pytest.mark.parametrize("text", ['{\n  "a": 1,\n\n  "é": [\n    2\n  ]\n}\n', '{\r\n  "a": 1,\r\n  "b": 2\r\n}', '{\r"a": 1,\n"b":\r\n2}', "", "\n\n"])
+def test_positions_are_the_same_counted_or_from_the_line_table(text):
+    """The first positions a document is asked for are counted; later ones come from a table of line starts."""
+    doc = doc_of(text)
+    offsets = [i for i in range(len(text) + 1) if text[i - 1 : i + 1] != "\r\n"] * (document._COUNTED_POSITIONS + 1)  # none points inside a line break
+    assert len(offsets) > document._COUNTED_POSITIONS
+    assert [doc.position(offset) for offset in offsets] == [_line_and_column(text, offset) for offset in offsets]

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 MAX_BYTES = 16 * 1024 * 1024  # configs are kilobytes; anything this big is not one
 MAX_DEPTH = 512
+_COUNTED_POSITIONS = 16  # then a table of line starts: a file asked for many positions has it built once
 
 
 class Span(NamedTuple):
@@ -56,6 +57,7 @@ class Document:
     syntax: SyntaxProblem | None = None
     bom: bool = False
     _line_starts: list[int] | None = None
+    _counted: int = 0  # positions found by counting newlines, before the line table
     # Member spans, found on first use: most files need no position at all. A document `at` another's
     # root takes its part of the other's spans.
     _spans: dict[str, Span] | None = None
@@ -103,7 +105,12 @@ class Document:
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset; columns count characters."""
         if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", self.text)]
+            text = self.text
+            if self._counted < _COUNTED_POSITIONS and "\r" not in text:
+                # Most files are asked for a position or two: counting newlines is cheaper than the table.
+                self._counted += 1
+                return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+            self._line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return line + 1, offset - self._line_starts[line] + 1
 
@@ -279,59 +286,104 @@ _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?')
 
 
 class _KeyIndex:
-    """Where each object member's key is written, without a span per member: in text json's parser accepted
+    """Where an object member's key is written, without a span per member. In text json's parser accepted
     without duplicate keys, the keys appear in the order a depth-first walk of the parsed value meets them,
-    so the n-th key token is the n-th key of the walk. Answers None (ask the full spans) for a pointer at or
-    below an array element, and for a text whose key count is not the walk's (never, but then it is safe)."""
+    so the n-th key token is the n-th key of the walk, and the n-th token of a given key is the n-th key of
+    that name. Both are counted along the pointer's path alone. In a text without a backslash every quote
+    opens or closes a string, so a key's token is found by searching for it (the common case); otherwise the
+    key tokens are scanned, only as far as the furthest one asked for. Answers None (ask the full spans) for
+    a pointer at or below an array element, and for a text the walk does not match (never, but then it is
+    safe)."""
 
     def __init__(self, text: str, start: int, data: Any):
         blank = _WS.match(text, start)  # matches everywhere, if only the empty string
         self.root = blank.end() if blank is not None else start
-        self.ordinal: dict[str, int] = {}
-        self.arrays: set[str] = set()  # pointers whose value is an array
-        keys = self._walk(data)
-        offsets = [m.start() for m in _STRINGS.finditer(text, start) if m.lastindex]
-        self.offsets = offsets if len(offsets) == keys else None
-
-    def _walk(self, data: Any) -> int:
-        """Number the keys outside arrays in document order, and count the ones inside (what is inside an
-        array is the full spans' answer): the number of keys in the text."""
-        count = 0
-        stack: list[tuple[str, Any, bool]] = [("", data, False)]
-        while stack:  # depth-first in document order: a key counts when it is reached, members pushed reversed
-            pointer, value, is_member = stack.pop()
-            if is_member:
-                self.ordinal[pointer] = count
-                count += 1
-            if isinstance(value, dict):
-                stack.extend(reversed([(pointer + "/" + escape(k), v, True) for k, v in value.items()]))
-            elif isinstance(value, list):
-                self.arrays.add(pointer)
-                count += _keys_within(value)
-        return count
+        self.text, self.start, self.data = text, start, data
+        self.plain = "\\" not in text
+        self.offsets: list[int] = []  # of the key tokens scanned so far (a text with a backslash)
+        self._tokens = _STRINGS.finditer(text, start)
 
     def offset(self, pointer: str) -> int | None:
-        if self.offsets is None:
-            return None
-        while pointer:
-            ordinal = self.ordinal.get(pointer)
-            if ordinal is not None:
-                return self.offsets[ordinal]
-            parent = pointer.rsplit("/", 1)[0]
-            if parent in self.arrays:
-                return None  # an element's span (or its nearest parent's) is the full spans' answer
-            pointer = parent
-        return self.root
+        path = self._path(pointer)
+        if not path:
+            return None if path is None else self.root
+        if self.plain:
+            name = path[-1]
+            # a name written once is this key's token: nothing to count
+            return self._search(name, 0 if self.text.count(f'"{name}"') == 1 else _preceding(self.data, path, name))
+        return self._scan(_preceding(self.data, path, None))
+
+    def _path(self, pointer: str) -> list[str] | None:
+        """The keys of pointer that the document has, outermost first (a missing key's nearest parent), or
+        None for a pointer at or below an array element."""
+        node: Any = self.data
+        path: list[str] = []
+        for part in pointer.split("/")[1:] if pointer else ():
+            if type(node) is not dict:
+                return None if type(node) is list else path
+            key = part.replace("~1", "/").replace("~0", "~") if "~" in part else part
+            if key not in node:
+                break
+            path.append(key)
+            node = node[key]
+        return path
+
+    def _search(self, name: str, before: int) -> int | None:
+        """The offset of the key token of `name` that has `before` keys of that name ahead of it."""
+        text, needle = self.text, f'"{name}"'
+        quotes, counted = 0, self.start
+        at = text.find(needle, self.start)
+        while at >= 0:
+            quotes += text.count('"', counted, at)
+            counted = at
+            if quotes % 2 == 0:  # an opening quote: this string is the name, and a key if a colon follows
+                after = _WS.match(text, at + len(needle))
+                if after is not None and text.startswith(":", after.end()):
+                    if before == 0:
+                        return at
+                    before -= 1
+            at = text.find(needle, at + 1)
+        return None
+
+    def _scan(self, ordinal: int) -> int | None:
+        offsets = self.offsets
+        if ordinal >= len(offsets):
+            for m in self._tokens:
+                if m.lastindex:
+                    offsets.append(m.start())
+                    if len(offsets) > ordinal:
+                        break
+            else:
+                return None
+        return offsets[ordinal]
 
 
-def _keys_within(array: list) -> int:
-    """The object keys anywhere inside an array (most hold numbers or strings, and none)."""
+def _preceding(data: Any, path: list[str], name: str | None) -> int:
+    """The keys a depth-first walk meets before the last key of path (only those called `name`, unless it
+    is None): the ones before each key of path in its object, everything inside them, and its parents."""
+    count, node, last = 0, data, len(path) - 1
+    for depth, key in enumerate(path):
+        for member, value in node.items():
+            if member == key:
+                break
+            if name is None or member == name:
+                count += 1
+            if type(value) is dict or type(value) is list:
+                count += _keys_within([value], name)
+        if depth < last and (name is None or key == name):
+            count += 1
+        node = node[key]
+    return count
+
+
+def _keys_within(array: list, name: str | None = None) -> int:
+    """The object keys anywhere inside an array (only those called `name`, unless it is None)."""
     count = 0
     stack: list[Any] = [array]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            count += len(node)
+            count += len(node) if name is None else name in node
             node = node.values()
         stack.extend(v for v in node if isinstance(v, (dict, list)))
     return count
