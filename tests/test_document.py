@@ -194,3 +194,7 @@ def test_positions_are_the_same_counted_or_from_the_line_table(text):
     offsets = [i for i in range(len(text) + 1) if text[i - 1 : i + 1] != "\r\n"] * (document._COUNTED_POSITIONS + 1)  # none points inside a line break
     assert len(offsets) > document._COUNTED_POSITIONS
     assert [doc.position(offset) for offset in offsets] == [_line_and_column(text, offset) for offset in offsets]
+
+
+def test_line_text_needs_no_position_asked_first():
+    assert doc_of('{\n  "a": 1\n}').line_text(2) == '  "a": 1'

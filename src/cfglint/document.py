@@ -104,15 +104,20 @@ class Document:
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset; columns count characters."""
-        if self._line_starts is None:
+        if self._line_starts is None and self._counted < _COUNTED_POSITIONS and "\r" not in self.text:
+            # Most files are asked for a position or two: counting newlines is cheaper than the table.
+            self._counted += 1
             text = self.text
-            if self._counted < _COUNTED_POSITIONS and "\r" not in text:
-                # Most files are asked for a position or two: counting newlines is cheaper than the table.
-                self._counted += 1
-                return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
-            self._line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
-        line = bisect.bisect_right(self._line_starts, offset) - 1
-        return line + 1, offset - self._line_starts[line] + 1
+            return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+        starts = self._lines()
+        line = bisect.bisect_right(starts, offset) - 1
+        return line + 1, offset - starts[line] + 1
+
+    def _lines(self) -> list[int]:
+        """Where each line starts."""
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", self.text)]
+        return self._line_starts
 
     def locate(self, pointer: str) -> tuple[int, int]:
         """Where a pointer's key is written; for a missing key, its nearest existing parent."""
@@ -131,10 +136,9 @@ class Document:
             pointer = pointer.rsplit("/", 1)[0]
 
     def line_text(self, line: int) -> str:
-        self.position(0)
-        assert self._line_starts is not None
-        start = self._line_starts[line - 1]
-        end = self._line_starts[line] if line < len(self._line_starts) else len(self.text)
+        starts = self._lines()
+        start = starts[line - 1]
+        end = starts[line] if line < len(starts) else len(self.text)
         return self.text[start:end].rstrip("\r\n")
 
 
