@@ -52,3 +52,37 @@ def test_what_json_refuses_it_refuses_alike():
         dumps({"a": {1, 2}})
     with pytest.raises(TypeError, match="keys must be"):
         dumps({(1, 2): 3})
+
+
+def _diagnostics():
+    from cfglint.diagnostics import Applicability, Diagnostic, Edit, Effect, Fix, Severity
+
+    effects = (Effect("candle", "uses", 10000.0, "default"), Effect("mlx-lm", "uses", [1, {"k": None}], ""))
+    fix = Fix("add it", Applicability.SAFE, (Edit("set", "/rope_theta", 1e6),))
+    one = dict(code="R001", name="n", severity=Severity.ERROR, message="m", path="a/config.json", line=2, column=3, pointer="/x")
+    return [
+        Diagnostic(**one, effects=effects, fix=fix),
+        Diagnostic(**{**one, "path": "b/config.json", "line": 9}, effects=effects, fix=fix),  # shares its effects and fix
+        Diagnostic(**one, effects=effects[:1], fix=None),
+        Diagnostic(**one, effects=effects, fix=fix, extra={"message": "replaced", "repo": "o/n"}),
+        Diagnostic(**one),
+    ]
+
+
+def test_the_json_report_is_json_dumps_of_the_findings():
+    from cfglint.report import json_format
+
+    found = _diagnostics()
+    for diagnostics in (found, found[:1], []):
+        expected = json.dumps([d.to_json() for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+        assert json_format.render(diagnostics, {}, None) == expected
+    assert json.loads(json_format.render(found, {}, None))[3]["message"] == "replaced"
+
+
+def test_the_json_report_refuses_what_json_refuses():
+    from cfglint.diagnostics import Effect
+    from cfglint.report import json_format
+
+    bad = _diagnostics()[0]._replace(effects=(Effect("candle", "uses", {1, 2}, ""),))
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        json_format.render([bad], {}, None)

@@ -113,7 +113,13 @@ class Diagnostic(NamedTuple):
         )
 
     def to_json(self) -> dict:
-        out = {
+        out = {**self.place_json(), **self.substance_json()}
+        out.update(self.extra)
+        return out
+
+    def place_json(self) -> dict:
+        """What names the finding and where it is: the first members of to_json."""
+        return {
             "code": self.code,
             "name": self.name,
             "severity": self.severity.value,
@@ -122,9 +128,13 @@ class Diagnostic(NamedTuple):
             "line": self.line,
             "column": self.column,
             "pointer": self.pointer,
+        }
+
+    def substance_json(self) -> dict:
+        """What the runtimes do and the fix: the members after place_json, the same for every diagnostic
+        that shares these effects and this fix (a finding kept for many files, cfglint.memo)."""
+        return {
             "consumers": self.consumers,
             "effects": [e.to_json() for e in self.effects],
             "fix": self.fix.to_json() if self.fix else None,
         }
-        out.update(self.extra)
-        return out

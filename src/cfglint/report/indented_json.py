@@ -64,9 +64,14 @@ def _encode(value: Any, pad: str) -> str:
     if isinstance(value, dict):
         if not value:
             return "{}"
-        members = [  # most keys and values are plain strings: no call for them
-            _quote(k if type(k) is str else _key(k)) + ": " + (_quote(v) if type(v) is str else _encode(v, inner))
-            for k, v in value.items()
-        ]
-        return "{" + inner + ("," + inner).join(members) + pad + "}"
+        return "{" + inner + ("," + inner).join(members(value, inner)) + pad + "}"
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def members(value: dict, inner: str) -> list[str]:
+    """An object's members as they are written at the indent `inner` (a newline and spaces), without the
+    separators: `"key": value`. Raises TypeError for what dumps leaves to json.dumps."""
+    return [  # most keys and values are plain strings: no call for them
+        _quote(k if type(k) is str else _key(k)) + ": " + (_quote(v) if type(v) is str else _encode(v, inner))
+        for k, v in value.items()
+    ]
