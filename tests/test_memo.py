@@ -3,7 +3,8 @@
 The corpus repeats values on purpose (fine-tunes of one base) and varies them where a reading or a rule
 looks: each family sample with a key dropped, set to null, to a value of another type or to another
 number, keys added that routing, scaling or window rules read, members reordered, the same values under
-another `_name_or_path`, and model directories with a stop-token setup or weights beside config.json.
+another `_name_or_path`, and model directories with a stop-token setup, a generation_config.json or weights
+beside config.json.
 """
 
 from __future__ import annotations
@@ -77,6 +78,15 @@ def _corpus(root: Path) -> list[str]:
                     shutil.copy(beside, folder / beside.name)
             (folder / "config.json").write_text(json.dumps(variant, indent=2), encoding="utf-8")
             dirs.append(str(folder))
+    # The same Llama values with and without a generation_config.json: mlx-lm takes its eos from that file.
+    smollm = (SAMPLES / "smollm2-135m-instruct" / "config.json").read_text(encoding="utf-8")
+    for name, generation in (("bare", None), ("generation", '{"eos_token_id": [7, 8]}')):
+        folder = root / f"llama-eos-{name}"
+        folder.mkdir()
+        (folder / "config.json").write_text(smollm, encoding="utf-8")
+        if generation is not None:
+            (folder / "generation_config.json").write_text(generation, encoding="utf-8")
+        dirs.append(str(folder))
     # A suppression that applies to some files: a kept rule must still mark it used (C001).
     (root / ".cfglint.toml").write_text(
         '[[suppress]]\npath = "qwen2.5-0.5b-instruct-tf5-0*/config.json"\ncodes = ["R001"]\nreason = "test"\n', encoding="utf-8"
@@ -119,8 +129,8 @@ def test_a_run_reads_repeated_values_once(corpus: list[str], monkeypatch: pytest
         made.append(doc.path)
         return read(doc, consumers)
 
-    def keepable(doc):
-        found = family(doc)
+    def keepable(doc, listing):
+        found = family(doc, listing)
         if found is not None:
             kept.append(doc.path)
         return found

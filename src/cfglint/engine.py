@@ -35,9 +35,9 @@ def context_of(
     headers); `listing` is the directory's, when the caller has read it already."""
     if not doc.ok or not isinstance(doc.data, dict):
         return Context(doc, None, {})
-    intent, views = memo.readings(doc, consumers, lambda: _readings(doc, consumers))
     if listing is BESIDE:
         listing = model_directory_listing(doc)
+    intent, views = memo.readings(doc, consumers, lambda: _readings(doc, consumers), listing)
     if weights is BESIDE:
         found = find_weights(doc.path.parent, listing) if listing is not None else None
     else:  # shared across contexts (fix rounds): each gets its own cache, since plans depend on the config

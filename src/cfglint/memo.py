@@ -14,9 +14,11 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
 - the findings of the rules that name their CONFIG_KEYS (cfglint.rule) are kept under the serial and the
   values of those keys (cfglint.engine keeps them here: this module sits below the rules).
 
-Read afresh: a Llama file (its hand-written readings also read generation_config.json), a multimodal file,
-a file no family models, and a document with a byte-order mark, a non-standard literal or a duplicate key
-(readers word those by where they are written). Kept readings are shared: nothing changes an intent or a
+A Llama file is read by hand-written readings that name no keys of their own: its intent and readings are
+kept under every member but the few no reading looks at (LLAMA_UNREAD), unless a generation_config.json is
+beside it (mlx-lm's reading takes its eos from there). Read afresh: a multimodal file, a file no family
+models, a file that is not a directory's config.json, and a document with a byte-order mark, a non-standard
+literal or a duplicate key (readers word those by where they are written). Kept readings are shared: nothing changes an intent or a
 reading once context_of has made it. The tables are bounded, and emptied when one is full and when the
 run ends; serials are never reused. tests/test_memo.py holds a run's results equal with and without them.
 """
@@ -53,6 +55,10 @@ CONSULTS_INTENT = ("converter", "transformers-5", "phi3-")
 # What the intent reads beyond transformers 5's fields: the family, the layout's keys, the architectures
 # and the dtype.
 INTENT_INPUTS = frozenset({"model_type", "architectures", "dtype", "torch_dtype", "text_config"})
+
+# What fine-tunes of one base model differ in, and nothing reads: not the intent, not the Llama readings
+# (consumers/), not the rules.
+LLAMA_UNREAD = frozenset({"_name_or_path", "transformers_version"})
 
 Readings = tuple["Intent", dict[str, "View"]]
 
@@ -147,14 +153,11 @@ def entry_names(entry: Entry) -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
-def family_names(family: str, runtimes: tuple[str, ...]) -> frozenset[str] | None:
-    """Every key the intent and these runtimes' readings of family consult; None when one of the runtimes
-    is not a built-in one (its reading may consult anything)."""
-    from cfglint import consumers, knowledge
+def family_names(family: str, runtimes: tuple[str, ...]) -> frozenset[str]:
+    """Every key the intent and these (built-in) runtimes' readings of a non-Llama family consult."""
+    from cfglint import knowledge
     from cfglint.knowledge.transformers5 import FAMILIES
 
-    if any(name not in consumers.names() for name in runtimes):
-        return None
     found = set(entry_names(FAMILIES[family])) | INTENT_INPUTS
     for name in runtimes:
         entry = knowledge.entry(name, family)
@@ -163,33 +166,39 @@ def family_names(family: str, runtimes: tuple[str, ...]) -> frozenset[str] | Non
     return frozenset(found)
 
 
-def _family(doc: Document) -> str | None:
-    """The family whose readings are kept for doc, or None to read it afresh."""
+def _family(doc: Document, listing: frozenset[str] | None) -> str | None:
+    """The family whose readings are kept for doc (a config.json with these files beside it), or None to
+    read it afresh."""
     from cfglint.intent import family_of
     from cfglint.knowledge.transformers5 import MULTIMODAL
 
     data = doc.data
-    if not _on() or doc.bom or doc.literals or doc.duplicates or type(data) is not dict:
+    if not _on() or listing is None or doc.bom or doc.literals or doc.duplicates or type(data) is not dict:
         return None
     kind = data.get("model_type")
     if isinstance(kind, str) and kind in MULTIMODAL:
         return None
     family = family_of(data)
-    return family if family != "llama" else None
+    if family == "llama" and "generation_config.json" in listing:
+        return None
+    return family
 
 
 # ----------------------------------------------------------------------------------------- the tables
 
 
-def readings(doc: Document, consumers: list[Consumer], read: Callable[[], Readings]) -> Readings:
+def readings(doc: Document, consumers: list[Consumer], read: Callable[[], Readings], listing: frozenset[str] | None) -> Readings:
     """The intent and the consumers' readings of doc, made once for each distinct set of values they read."""
-    family = _family(doc)
+    family = _family(doc, listing)
     runtimes = tuple(c.name for c in consumers)
-    names = family_names(family, runtimes) if family is not None else None
-    if names is None:
+    if family is None or not _built_in(runtimes):  # another runtime's reading may consult anything
         return read()
     # in the order written: a serde reader names the first value it refuses
-    members = [(k, frozen(v)) for k, v in doc.data.items() if k in names]
+    if family == "llama":
+        members = [(k, frozen(v)) for k, v in doc.data.items() if k not in LLAMA_UNREAD]
+    else:
+        names = family_names(family, runtimes)
+        members = [(k, frozen(v)) for k, v in doc.data.items() if k in names]
 
     def afresh() -> Readings:
         _current[0], _current[1] = doc.data, members  # each entry's keys are among the family's
@@ -201,6 +210,13 @@ def readings(doc: Document, consumers: list[Consumer], read: Callable[[], Readin
         return found
 
     return kept("readings", (family, runtimes, tuple(members)), afresh)
+
+
+@lru_cache(maxsize=None)
+def _built_in(runtimes: tuple[str, ...]) -> bool:
+    from cfglint import consumers
+
+    return all(name in consumers.names() for name in runtimes)
 
 
 _current: list[Any] = [None, []]  # the document being read afresh, and its members as keys
