@@ -150,7 +150,7 @@ def test_a_run_reads_repeated_values_once(corpus: list[str], monkeypatch: pytest
 
 
 def test_full_tables_are_emptied_and_results_stay_equal(corpus: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(memo, "LIMITS", {"readings": 3, "diverging": 5, "findings": 2})
+    monkeypatch.setattr(memo, "LIMITS", {"readings": 3, "findings": 2})
     sizes = []
     store = memo._store
 

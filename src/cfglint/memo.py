@@ -1,4 +1,4 @@
-"""What repeats within a run, worked out once: readings, their comparisons, and the rules over them.
+"""What repeats within a run, worked out once: readings and the rules over them.
 
 What transformers 5 means and what each runtime reads are functions of the keys they read. Fine-tunes of
 one base model share nearly all of those and differ in keys no reading looks at (`_name_or_path`,
@@ -10,16 +10,16 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
   written and with their JSON types; a later document with the same values gets the same ones, and the
   intent's serial names them; when those values are new, each runtime's reading is still kept under the
   keys its own entry consults (most changes touch a key some runtimes never read);
-- which consumers' values differ from the intent's is kept per key under that serial;
 - the findings of the rules that name their CONFIG_KEYS (cfglint.rule) are kept under the serial and the
-  values of those keys (cfglint.engine keeps them here: this module sits below the rules).
+  values of those keys (cfglint.engine keeps them here: this module sits below the rules); the
+  comparisons those rules make (Context.diverging) are made once with them.
 
 A Llama file is read by hand-written readings that name no keys of their own: its intent and readings are
 kept under every member but the few no reading looks at (LLAMA_UNREAD), unless a generation_config.json is
 beside it (mlx-lm's reading takes its eos from there). Read afresh: a multimodal file, a file no family
 models, a file that is not a directory's config.json, and a document with a byte-order mark, a non-standard
-literal or a duplicate key (readers word those by where they are written). Kept readings are shared: nothing changes an intent or a
-reading once context_of has made it. The tables are bounded, and emptied when one is full and when the
+literal or a duplicate key (readers word those by where they are written). Kept readings are shared:
+nothing changes an intent or a reading once context_of has made it. The tables are bounded, and emptied when one is full and when the
 run ends; serials are never reused. tests/test_memo.py holds a run's results equal with and without them.
 """
 
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from cfglint.knowledge.entry import Entry
 
 # Entries a table keeps before all of them are emptied: a document's readings or its rules' findings take a
-# few kilobytes, a comparison far less.
-LIMITS = {"readings": 2048, "diverging": 32768, "findings": 4096}
+# few kilobytes.
+LIMITS = {"readings": 2048, "findings": 4096}
 # Keys the RoPE readings, the refusals and the converter consult besides an entry's own fields
 # (cfglint.readers.rope, rope_families, converter; consumers.transformers5.family_refusal).
 ROPE_INPUTS = frozenset({
@@ -236,9 +236,3 @@ def entry_reading(entry: Entry, doc: Document, read: Callable[[], View]) -> View
     view = object.__new__(type(found))  # a reading of its own: the caller may still fail it
     view.__dict__.update(found.__dict__)
     return view
-
-
-def diverging(serial: int, key: str, compare: Callable[[], list[tuple[str, Any]]]) -> tuple[str, ...]:
-    """The names of the consumers whose value for key differs from the intent's, for the kept readings of
-    this serial."""
-    return kept("diverging", (serial, key), lambda: tuple(name for name, _ in compare()))

@@ -24,7 +24,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterable, Iterator, NamedTuple, TYPE_CHECKING
 
-from cfglint import memo
 from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
@@ -100,13 +99,7 @@ class Context:
         """Consumers whose value for key differs from what transformers means (several rules ask for a key)."""
         assert self.intent is not None
         if key not in self._diverging:
-            if key not in self.intent.values:
-                self._diverging[key] = []
-            elif self.intent.serial is not None:  # kept readings (cfglint.memo): compared once for them all
-                names = memo.diverging(self.intent.serial, key, lambda: self._compare(key))
-                self._diverging[key] = [(n, self.views[n]) for n in names]
-            else:
-                self._diverging[key] = self._compare(key)
+            self._diverging[key] = self._compare(key) if key in self.intent.values else []
         return list(self._diverging[key])
 
     def _compare(self, key: str) -> list[tuple[str, View]]:
