@@ -43,6 +43,6 @@ def check(ctx, suppressions=()):
         entry = applied.suppression
         where = f" at {entry.pointer}" if entry.pointer else ""
         message = f"{entry.origin} ({', '.join(entry.codes)}{where}) no longer suppresses anything here; remove it"
-        if entry.pointer and entry.pointer not in ctx.doc.spans:
+        if entry.pointer and not ctx.doc.has(entry.pointer):
             message += f" ({entry.pointer} is not in this file)"
         yield Finding(message, entry.pointer or "")

@@ -36,4 +36,4 @@ def check(ctx):
     kind = ctx.intent.values["rope_scaling"]["rope_type"] if ctx.intent and ctx.intent.values["rope_scaling"] else "default"
     effects = tuple(fails(n, v) for n, v in failing)
     pointer = failing[0][1].failure.pointer
-    yield Finding(f"rope_scaling ({kind}) cannot be read: {describe(effects)}", pointer if pointer in ctx.doc.spans else "/rope_scaling", effects)
+    yield Finding(f"rope_scaling ({kind}) cannot be read: {describe(effects)}", pointer if ctx.doc.has(pointer) else "/rope_scaling", effects)

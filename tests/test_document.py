@@ -166,6 +166,7 @@ def test_key_index_locates_every_pointer_as_the_full_spans_do():
         for pointer in pointers:
             doc = parse(Path("config.json"), text.encode())  # fresh: the key index, not the full spans
             assert doc.locate(pointer) == _full_locate(reference, pointer), (text[:40], pointer)
+            assert doc.has(pointer) == (pointer in reference.spans), (text[:40], pointer)
             checked += 1
         shared = parse(Path("config.json"), text.encode())  # one index asked for all, in any order: it resumes its scan
         for pointer in random.Random(len(text)).sample(pointers, len(pointers)):

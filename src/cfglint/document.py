@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 MAX_BYTES = 16 * 1024 * 1024  # configs are kilobytes; anything this big is not one
 MAX_DEPTH = 512
+_INDEX = re.compile(r"0|[1-9][0-9]*")  # an array index as a JSON Pointer writes it
 _COUNTED_POSITIONS = 16  # then a table of line starts: a file asked for many positions has it built once
 
 
@@ -118,6 +119,23 @@ class Document:
         if self._line_starts is None:
             self._line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", self.text)]
         return self._line_starts
+
+    def has(self, pointer: str) -> bool:
+        """Whether pointer names a value of the document (`pointer in spans`, without finding any span)."""
+        if self.data is None:
+            return False
+        node: Any = self.data
+        for part in pointer.split("/")[1:] if pointer else ():
+            if type(node) is dict:
+                key = part.replace("~1", "/").replace("~0", "~") if "~" in part else part
+                if key not in node:
+                    return False
+                node = node[key]
+            elif type(node) is list and _INDEX.fullmatch(part) and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                return False
+        return True
 
     def locate(self, pointer: str) -> tuple[int, int]:
         """Where a pointer's key is written; for a missing key, its nearest existing parent."""
