@@ -203,6 +203,16 @@ def test_generation_config_without_config_is_an_error(tmp_path, capsys):
     assert code == 2 and "no config.json beside it" in err
 
 
+def test_a_config_that_is_a_pipe_is_an_error_not_a_hang(tmp_path, capsys):
+    import os
+
+    model = tmp_path / "model"
+    model.mkdir()
+    os.mkfifo(model / "config.json")  # reading it would wait for a writer forever
+    code, _, err = run(capsys, "check", str(model))
+    assert code == 2 and f"{model / 'config.json'}: not a regular file" in err
+
+
 def test_a_multimodal_file_is_checked_and_fixed_in_its_text_config(tmp_path, capsys):
     from tests.families import multimodal, resaved, variants
 

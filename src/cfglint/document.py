@@ -184,7 +184,8 @@ def load(path: Path, size: int | None = None) -> Document:
         doc = Document(path=path, text="")
         doc.syntax = SyntaxProblem(f"file is {size / 2**20:.1f} MiB, larger than any config ({MAX_BYTES >> 20} MiB); not parsed", 0)
         return doc
-    return parse(path, path.read_bytes())
+    with open(path, "rb", buffering=0) as handle:  # one read of the whole file, no buffer in between
+        return parse(path, handle.read())
 
 
 def parse(path: Path, raw: bytes) -> Document:

@@ -43,6 +43,8 @@ def located(arg: str) -> Located:
                 raise TargetError(f"{arg}: no config.json beside it")
         if stat.S_ISDIR(info.st_mode):
             raise TargetError(f"{path}: is a directory, not a config file")
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device: reading it may never end
+            raise TargetError(f"{path}: not a regular file")
     except PermissionError:
         raise TargetError(f"{arg}: permission denied") from None
     return path, info
