@@ -146,3 +146,40 @@ def test_a_batch_check_collects_cycles_less_often_and_restores_the_threshold(mon
         assert gc.get_threshold() == (700, before[1], before[2])
     finally:
         gc.set_threshold(*before)
+
+
+def test_a_batch_check_is_not_scanned_by_the_collector_and_leaves_cycles_collectable():
+    """A small batch runs no collection, and what it kept is not left in the young generation for the
+    caller's next collection to scan; a cycle made during it is still collected by a full collection."""
+    import gc
+    import weakref
+
+    from cfglint import batch, session
+
+    class Node:
+        pass
+
+    ran: list[int] = []
+    kept: list[weakref.ref] = []
+
+    def collection(phase: str, info: dict) -> None:
+        if phase == "start":
+            ran.append(info["generation"])
+
+    def with_a_cycle():
+        node = Node()
+        node.self = node  # type: ignore[attr-defined]
+        kept.append(weakref.ref(node))
+
+    gc.callbacks.append(collection)
+    try:
+        with batch.fewer_collections():
+            results = session.Session().check_all([str(ROOT / "samples" / name) for name in ("qwen3-0.6b", "gemma-2-2b", "smollm2-135m-instruct")])
+            with_a_cycle()
+        assert ran == [] and len(results) == 3
+        assert gc.get_count()[0] < 700
+    finally:
+        gc.callbacks.remove(collection)
+    assert kept[0]() is not None
+    gc.collect()
+    assert kept[0]() is None
