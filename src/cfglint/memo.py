@@ -9,7 +9,8 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
   consult (their fields, the names their expressions and refusals use, the RoPE inputs), in the order
   written and with their JSON types; a later document with the same values gets the same ones, and the
   intent's serial names them; when those values are new, each runtime's reading is still kept under the
-  keys its own entry consults (most changes touch a key some runtimes never read);
+  keys its own entry consults, and the intent's if it consults the intent (most changes touch a key some
+  runtimes never read);
 - the findings of the rules that name their CONFIG_KEYS (cfglint.rule) are kept under the serial and the
   values of those keys (cfglint.engine keeps them here: this module sits below the rules); the
   comparisons those rules make (Context.diverging) are made once with them.
@@ -50,7 +51,7 @@ ROPE_INPUTS = frozenset({
     "tie_word_embeddings", *DIMS,
 })
 # RoPE readings that consult the intent (the converter sees transformers 5's resolution; Phi-3's longrope
-# readings compare their horizon with transformers 5's).
+# readings compare their horizon with transformers 5's): kept under the intent's keys too.
 CONSULTS_INTENT = ("converter", "transformers-5", "phi3-")
 # What the intent reads beyond transformers 5's fields: the family, the layout's keys, the architectures
 # and the dtype.
@@ -152,6 +153,22 @@ def entry_names(entry: Entry) -> frozenset[str]:
     return _NAMES[id(entry)]
 
 
+def _reading_names(entry: Entry) -> frozenset[str]:
+    """The keys an entry's reading consults: its own, and those of the intent when its RoPE reading
+    consults the intent (which depends on nothing else)."""
+    if id(entry) not in _READING_NAMES:
+        from cfglint.knowledge.transformers5 import FAMILIES
+
+        names = entry_names(entry)
+        if entry.rope.startswith(CONSULTS_INTENT):
+            names = names | entry_names(FAMILIES[entry.family]) | INTENT_INPUTS
+        _READING_NAMES[id(entry)] = names
+    return _READING_NAMES[id(entry)]
+
+
+_READING_NAMES: dict[int, frozenset[str]] = {}
+
+
 @lru_cache(maxsize=None)
 def family_names(family: str, runtimes: tuple[str, ...]) -> frozenset[str]:
     """Every key the intent and these (built-in) runtimes' readings of a non-Llama family consult."""
@@ -224,11 +241,11 @@ _current: list[Any] = [None, []]  # the document being read afresh, and its memb
 
 def entry_reading(entry: Entry, doc: Document, read: Callable[[], View]) -> View:
     """One runtime's reading of a document whose values, all together, were not read before: often its own
-    ones were (another runtime's key changed), so each entry's reading is kept under its own keys too. A
-    reading that consults the intent is made afresh."""
-    if _current[0] is not doc.data or entry.rope.startswith(CONSULTS_INTENT):
+    ones were (another runtime's key changed), so each entry's reading is kept under its own keys too, and
+    under the intent's when it consults the intent."""
+    if _current[0] is not doc.data:
         return read()
-    names = entry_names(entry)
+    names = _reading_names(entry)
     key = (id(entry), tuple([member for member in _current[1] if member[0] in names]))
     found = _entries.get(key)
     if found is None:
