@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from enum import Enum
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from cfglint import memo
 from cfglint.consumers.base import Consumer, View
@@ -91,16 +91,28 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
     return sorted(out, key=lambda d: (d.line, d.column, d.code))
 
 
-_KEYS: dict[tuple[Callable, ...], tuple[str, ...]] = {}  # the CONFIG_KEYS a set of rules names, together
+class _Kept(NamedTuple):
+    """What a list of rules keeps (cfglint.memo): the rules that name their CONFIG_KEYS, their checks, and
+    all the keys they name."""
+
+    rules: list[Rule]
+    kept: tuple[Rule, ...]
+    checks: tuple[Callable, ...]
+    keys: tuple[str, ...]
+
+
+_last: list[_Kept] = []  # for the last list of rules: a policy gives every file no suppression covers the same one
 
 
 def _kept_findings(serial: int, rules: list[Rule], ctx: Context) -> dict[Callable, tuple[Finding, ...]]:
     """The findings of the rules that name their CONFIG_KEYS, by rule check: worked out once per run for the
     kept readings of this serial and the values of those keys (cfglint.memo)."""
-    checks = tuple(rule.check for rule in rules if rule.config_keys is not None)
-    names = _KEYS.get(checks)
-    if names is None:
-        names = _KEYS[checks] = tuple(sorted({k for rule in rules for k in rule.config_keys or ()}))
+    plan = _last[0] if _last else None
+    if plan is None or plan.rules is not rules:
+        kept = tuple(rule for rule in rules if rule.config_keys is not None)
+        keys = tuple(sorted({k for rule in kept for k in rule.config_keys or ()}))
+        plan = _Kept(rules, kept, tuple(rule.check for rule in kept), keys)
+        _last[:] = [plan]
     config = ctx.config
-    key = (serial, checks, tuple([(k in config, memo.frozen(config.get(k))) for k in names]))
-    return memo.kept("findings", key, lambda: {rule.check: tuple(rule.check(ctx)) for rule in rules if rule.config_keys is not None})
+    key = (serial, plan.checks, tuple([(k, memo.frozen(config[k])) for k in plan.keys if k in config]))
+    return memo.kept("findings", key, lambda: {rule.check: tuple(rule.check(ctx)) for rule in plan.kept})
