@@ -180,3 +180,11 @@ def test_a_suppressing_policy_runs_its_rules_for_every_file(corpus: list[str]) -
     assert [rule.config_keys for rule in quiet.rules if rule.code == "R001"] == [None]
     codes = [d.code for d in quiet.diagnostics]
     assert "R001" not in codes and "C001" not in codes
+
+
+def test_values_a_runtime_tells_apart_are_different_keys() -> None:
+    """Python holds 1 == 1.0 == True and -0.0 == 0.0; serde and the readings do not."""
+    values = [1, 1.0, True, "1", 0, 0.0, -0.0, False, None, "null", [1], [1.0], [True], {"a": 1, "b": 2}, {"b": 2, "a": 1}, 10**30, float(10**30)]
+    keys = [memo.frozen(v) for v in values]
+    assert len(set(keys)) == len(values)
+    assert [memo.frozen(v) for v in json.loads(json.dumps(values))] == keys  # the same value read again: the same key

@@ -121,13 +121,13 @@ def kept(name: str, key: tuple, compute: Callable[[], Any]) -> Any:
 
 
 def frozen(value: Any) -> Any:
-    """A JSON value as a key: strings and null as they are, numbers and booleans with their type (1, 1.0 and
-    true are equal in Python, not to a runtime), floats, arrays and objects by repr, which keeps -0.0 apart
-    from 0.0 and an object's member order."""
+    """A JSON value as a key: strings, integers and null as they are; booleans with their type (true and 1
+    are equal in Python, not to a runtime); floats, arrays and objects with their type and by repr, which
+    keeps 1.0 apart from 1, -0.0 from 0.0 and an object's member order."""
     kind = type(value)
-    if kind is str or value is None:
+    if kind is str or kind is int or value is None:
         return value
-    if kind is int or kind is bool:
+    if kind is bool:
         return kind, value
     return kind, repr(value)
 
