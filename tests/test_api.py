@@ -183,3 +183,14 @@ def test_a_batch_check_is_not_scanned_by_the_collector_and_leaves_cycles_collect
     assert kept[0]() is not None
     gc.collect()
     assert kept[0]() is None
+
+
+def test_each_target_gets_the_rules_whose_targets_name_its_kind():
+    """A config.json is not checked by the rules of GGUF files (TARGETS), nor a GGUF file by the config's."""
+    from cfglint.rule import CONFIG, GGUF
+    from cfglint.session import Session
+
+    config, gguf = Session().check_all([str(ROOT / "samples" / "qwen3-0.6b"), str(ROOT / "samples" / "gguf" / "smollm2-135m-instruct.gguf")])
+    assert config.rules and all(CONFIG in r.targets for r in config.rules)
+    assert gguf.rules and all(GGUF in r.targets for r in gguf.rules)
+    assert {r.code[0] for r in config.rules} >= {"A", "R", "S"} and {r.code[0] for r in gguf.rules} == {"G", "H"}

@@ -12,7 +12,7 @@ from typing import Iterable
 
 from cfglint.diagnostics import Severity
 from cfglint.errors import UsageError
-from cfglint.rule import Rule
+from cfglint.rule import CONFIG, Rule
 from cfglint.settings import ALL, Settings, Suppression, is_selector
 
 UNUSED_SUPPRESSION = "C001"
@@ -40,7 +40,7 @@ class Policy:
         # --runtime on the command line wins over the configuration.
         self.consumer_names = list(chosen or chosen_in_settings or known_consumers)
         self.rules = [r for r in rules if self.enabled(r.code)]
-        self._unsuppressed: list[Rule] | None = None  # rules_for's answer for a file no suppression covers
+        self._unsuppressed: dict[str, list[Rule]] = {}  # rules_for's answers for a file no suppression covers
 
     def enabled(self, code: str) -> bool:
         """ruff's rule: the most specific matching entry of select/extend-select or ignore wins; ignore wins ties."""
@@ -51,16 +51,19 @@ class Policy:
         matching = [(_length(k), v) for k, v in self.settings.severity.items() if k == ALL or code.startswith(k)]
         return Severity(max(matching)[1]) if matching else None
 
-    def rules_for(self, config_path) -> list[Rule]:
-        """The rules for one file, with its suppressions bound; C001 runs last, after every other rule."""
+    def rules_for(self, config_path, kind: str = CONFIG) -> list[Rule]:
+        """The rules that check this kind of target (their TARGETS), for one file, with its suppressions bound;
+        C001 runs last, after every other rule."""
         applied = [
             Applied(s) for s in self.settings.suppress
             if s.matches_file(config_path) and any(s.names(r.code) for r in self.rules if r.code != UNUSED_SUPPRESSION)
         ]
-        if not applied and self._unsuppressed is not None:
-            return self._unsuppressed  # most files: no suppression applies, the same rules serve them all
+        if not applied and kind in self._unsuppressed:
+            return self._unsuppressed[kind]  # most files: no suppression applies, the same rules serve them all
         out, unused_rule = [], None
         for rule in self.rules:
+            if kind not in rule.targets:
+                continue
             if rule.code == UNUSED_SUPPRESSION:
                 # C001's check also takes the suppressions; Rule.check declares the signature every rule shares.
                 unused_rule = rule._replace(check=partial(rule.check, suppressions=tuple(applied)))  # type: ignore[call-arg]
@@ -69,7 +72,7 @@ class Policy:
         if unused_rule is not None:
             out.append(_wrapped(unused_rule, [], self.severity(unused_rule.code)))
         if not applied:
-            self._unsuppressed = out
+            self._unsuppressed[kind] = out
         return out
 
 

@@ -33,6 +33,6 @@ def check(session, path: Path):
         session.error(note)
     display = str(path)
     policy = session.policy_for(path)
-    rules = [r for r in policy.rules_for(path) if GGUF in r.targets]
+    rules = policy.rules_for(path, GGUF)
     ctx = Context(Document(path=path, text=""), None, {}, gguf=target, runtimes=frozenset(policy.consumer_names))
     return Result(display, path, ctx, lint(ctx, rules, display), rules, [])

@@ -33,7 +33,7 @@ def check(session, checkout: Checkout) -> list:
         file_remote = replace(remote, notes=notes)
         target = GgufTarget(anchor, header=gguf.header, problem=gguf.problem, against=source)
         policy = session.policy_for(anchor)
-        rules = [r for r in policy.rules_for(anchor) if GGUF in r.targets]
+        rules = policy.rules_for(anchor, GGUF)
         ctx = Context(Document(path=anchor, text=""), None, {}, gguf=target, remote=file_remote,
                       runtimes=frozenset(policy.consumer_names))
         extra = {**file_remote.to_json(), "config": where if source is not None else None, "bytes_read": gguf.fetched}
