@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 from cfglint.errors import UsageError
 
@@ -35,7 +35,13 @@ def render(fmt: str, results, diagnostics, *, style=None, statistics: bool = Fal
         from cfglint.report.statistics import render_statistics
 
         return render_statistics(diagnostics, as_json=fmt in ("json", "json-lines"), unreadable=unreadable)
-    rules = {r.code: r for result in results for r in result.rules}
+    rules: dict[str, Any] = {}
+    shared: set[int] = set()  # most results share one list of rules: read each list once
+    for result in reversed(results):  # the last result's rule for a code, as a comprehension would keep
+        if id(result.rules) not in shared:
+            shared.add(id(result.rules))
+            for r in result.rules:
+                rules.setdefault(r.code, r)
     docs = {r.display: r.ctx.doc for r in results}
     text = renderer(fmt)(diagnostics, docs, style, rules)
     if fmt in SUMMARIZED:
