@@ -6,7 +6,9 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, TYPE_CHECKING
 
+from cfglint import knowledge, memo
 from cfglint.reading import Reading
+from cfglint.readers import read as read_entry
 
 if TYPE_CHECKING:
     from cfglint.document import Document
@@ -89,11 +91,8 @@ class Consumer:
         raise NotImplementedError
 
     def read_family(self, doc: Document, intent: Intent, entry: Entry) -> View:
-        from cfglint import memo
-        from cfglint.readers import read
-
         def fresh() -> View:
-            view = read(entry, doc, intent)
+            view = read_entry(entry, doc, intent)
             view.consumer = self.name
             return view
 
@@ -102,8 +101,6 @@ class Consumer:
     def view(self, doc: Document, intent: Intent) -> View:
         if intent.family == "llama":
             return self.read(doc, intent)
-        from cfglint import knowledge
-
         entry = knowledge.entry(self.name, intent.family) if intent.family else None
         if entry is not None and intent.root:
             # A multimodal file: the runtime reads its text model where it looks for it, or not at all.
