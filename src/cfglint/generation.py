@@ -15,10 +15,10 @@ point checked by running it:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Collection
 
+from cfglint.once import once
 from cfglint import document
 from cfglint.document import Document
 from cfglint.reading import DEFAULT
@@ -63,7 +63,7 @@ class Generation:
         """The key is set to a non-null value in the file the settings come from."""
         return self.sources.get(key, DEFAULT) != DEFAULT
 
-    @cached_property  # asked by every sampling rule
+    @once  # asked by every sampling rule
     def has_settings(self) -> bool:
         """Generation was configured at all: a generation_config.json, or sampler keys in config.json."""
         return self.file is not None or any(self.written(k) for k in SAMPLER_KEYS)

@@ -19,11 +19,11 @@ import importlib.util
 import re
 import sys
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterable, Iterator, NamedTuple, TYPE_CHECKING
 
+from cfglint.once import once
 from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
@@ -62,7 +62,7 @@ class Context:
         """Where the model's own config is: "/text_config" in a multimodal file, "" otherwise."""
         return self.intent.root if self.intent is not None else ""
 
-    @cached_property  # every rule asks; the document does not change within one context
+    @once  # every rule asks; the document does not change within one context
     def config(self) -> dict:
         """The model's config object (a multimodal file's text_config); the whole file is `doc.data`."""
         data = self.doc.data if isinstance(self.doc.data, dict) else {}
@@ -79,14 +79,14 @@ class Context:
         """Consumers that get as far as building the model (a panic at weight load still reads the config)."""
         return iter(self._loaded)
 
-    @cached_property
+    @once
     def _loaded(self) -> list[tuple[str, View]]:  # every rule asks; the views do not change within one context
         return [
             (name, view) for name, view in self.views.items()
             if view.outcome in (LOADS, PANIC) or (view.failure is not None and view.failure.kind == "shape")
         ]
 
-    @cached_property  # the stop-token rules share one reading of the tokenizer files and one render
+    @once  # the stop-token rules share one reading of the tokenizer files and one render
     def stops(self) -> Stops | None:
         """Each runtime's stop tokens and the chat template's end of turn (None outside a model directory)."""
         if self.listing is None or not any(name in self.listing for name in TOKENIZER_FILES):
@@ -107,7 +107,7 @@ class Context:
         agrees = same_as(key, self.intent.values[key])
         return [(n, v) for n, v in self._loaded if key in v.values and not agrees(v.values[key])]
 
-    @cached_property
+    @once
     def _diverging(self) -> dict[str, list[tuple[str, View]]]:
         return {}
 
