@@ -71,7 +71,8 @@ def _encode(value: Any, pad: str) -> str:
 def members(value: dict, inner: str) -> list[str]:
     """An object's members as they are written at the indent `inner` (a newline and spaces), without the
     separators: `"key": value`. Raises TypeError for what dumps leaves to json.dumps."""
-    return [  # most keys and values are plain strings: no call for them
-        _quote(k if type(k) is str else _key(k)) + ": " + (_quote(v) if type(v) is str else _encode(v, inner))
+    return [  # most keys and values are plain strings or integers: no call for them
+        _quote(k if type(k) is str else _key(k)) + ": "
+        + (_quote(v) if type(v) is str else int.__repr__(v) if type(v) is int else _encode(v, inner))
         for k, v in value.items()
     ]
