@@ -111,8 +111,16 @@ def _close(a: Any, b: Any) -> bool:
         except OverflowError:  # an integer beyond a float's range: only an exact match is the same
             return a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+        if len(a) != len(b):
+            return False
+        kinds = set(map(type, a))
+        if kinds <= _EXACT and kinds == set(map(type, b)):  # layer_types: strings compare as Python compares them
+            return a == b
+        return all(_close(x, y) for x, y in zip(a, b))
     return a == b
+
+
+_EXACT = {str, bool, type(None)}  # what _close compares exactly, and Python's == alike
 
 
 def _scaling_key(scaling: Any) -> Any:

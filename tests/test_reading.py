@@ -1,0 +1,42 @@
+"""How two values compare (cfglint.reading): as a runtime computes with them."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cfglint.reading import same
+
+
+def _by_element(a, b) -> bool:
+    """The definition: booleans by identity, numbers to f32 precision, lists element by element."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        try:
+            return math.isclose(a, b, rel_tol=1e-6, abs_tol=0.0) or a == b
+        except OverflowError:
+            return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_by_element(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+scalars = st.sampled_from([None, True, False, 0, 1, 1.0, 1000000, 1000001, 1e6, "full_attention", "sliding_attention", "1"])
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=5), max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(values, values)
+def test_values_compare_as_the_definition_says(a, b):
+    assert same("layer_types", a, b) == _by_element(a, b)
+    assert same("layer_types", a, list(a) if isinstance(a, list) else a) == _by_element(a, a)
+
+
+def test_lists_that_python_calls_equal_are_not_always_the_same():
+    assert not same("mlp_layers", [1, 0], [True, False])
+    assert same("mlp_layers", [1000000], [1000001])  # f32 cannot tell them apart
+    assert same("layer_types", ["sliding_attention", "full_attention"], ["sliding_attention", "full_attention"])
+    assert not same("layer_types", ["sliding_attention"], ["full_attention"])
