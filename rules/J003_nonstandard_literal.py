@@ -25,6 +25,8 @@ SEVERITY = "error"
 
 
 def check(ctx):
+    if not ctx.doc.literals:
+        return
     failing = [fails(n, v) for n, v in ctx.failures({"syntax"})]
     for literal in ctx.doc.literals:
         message = f"{literal.text} is not valid JSON"
