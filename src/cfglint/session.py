@@ -130,7 +130,7 @@ class Session:
                     results.append(self.check_checkout(remote[arg]))
                 continue
             if target.lower().endswith(".gguf"):
-                results += self.check_ggufs([Path(target)], seen)
+                results += self.check_ggufs([Path(target)], seen, found[1] if isinstance(found, tuple) else None)
                 continue
             try:
                 if isinstance(found, Exception):
@@ -161,13 +161,15 @@ class Session:
             results += [self.check_checkout(c) for c in hub.cached_checkouts()]
         return results
 
-    def check_ggufs(self, paths: list[Path], seen: set[object]) -> list[Result]:
-        """GGUF files, each against its source config; only the GGUF rules run on them."""
+    def check_ggufs(self, paths: list[Path], seen: set[object], info: os.stat_result | None = None) -> list[Result]:
+        """GGUF files, each against its source config; only the GGUF rules run on them. `info`: the one
+        path's stat, when the caller has taken it."""
         from cfglint.gguf import checking
 
+        assert info is None or len(paths) == 1
         out = []
         for path in paths:
-            identity = _identity(path)
+            identity = (info.st_dev, info.st_ino) if info is not None else _identity(path)
             if identity in seen:
                 continue
             seen.add(identity)
