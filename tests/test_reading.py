@@ -40,3 +40,30 @@ def test_lists_that_python_calls_equal_are_not_always_the_same():
     assert same("mlp_layers", [1000000], [1000001])  # f32 cannot tell them apart
     assert same("layer_types", ["sliding_attention", "full_attention"], ["sliding_attention", "full_attention"])
     assert not same("layer_types", ["sliding_attention"], ["full_attention"])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values)
+def test_a_copy_is_equal_and_shares_no_container(value):
+    import copy
+
+    from cfglint.reading import copied
+
+    out = copied(value)
+    assert out == copy.deepcopy(value)
+
+    def containers(v):
+        if isinstance(v, dict):
+            return [v, *(c for x in v.values() for c in containers(x))]
+        if isinstance(v, list):
+            return [v, *(c for x in v for c in containers(x))]
+        return []
+
+    assert not {id(c) for c in containers(out)} & {id(c) for c in containers(value)}

@@ -13,11 +13,10 @@ understands both layouts. Semantics (transformers 5.24 `configuration_utils.py`,
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from cfglint.reading import DEFAULT, DERIVED, Reading
+from cfglint.reading import DEFAULT, DERIVED, Reading, copied
 
 LLAMA_MODEL_TYPES = frozenset({"llama"})
 DEFAULT_THETA = 10000.0
@@ -87,7 +86,7 @@ def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA) -> tuple[floa
     """transformers 5's RoPE resolution: (theta, scaling or None, rope_type, sources of theta and scaling)."""
     scaling, params = config.get("rope_scaling"), config.get("rope_parameters")
     chosen_pointer = "/rope_scaling" if scaling else "/rope_parameters"
-    chosen = copy.deepcopy(scaling or params)
+    chosen = copied(scaling or params)
     if not isinstance(chosen, dict):
         chosen = {}
     sources = {"rope_scaling": chosen_pointer if chosen else DEFAULT}

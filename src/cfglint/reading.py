@@ -156,6 +156,16 @@ def _as_set(value: Any) -> Any:
     return frozenset(v if isinstance(v, (int, float, str, bool)) else repr(v) for v in values)
 
 
+def copied(value: Any) -> Any:
+    """A parsed JSON value's copy (what copy.deepcopy gives for one, several times faster: parsed JSON shares
+    no containers and holds no other kind)."""
+    if type(value) is dict:
+        return {k: copied(v) for k, v in value.items()}
+    if type(value) is list:
+        return [copied(v) for v in value]
+    return value
+
+
 def show(value: Any) -> str:
     """A value as a report prints it: JSON-like, short."""
     if value is None:

@@ -7,12 +7,11 @@ one set of parameters (most families), one per layer type (Gemma 3), or Phi-3's 
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from cfglint.intent import DEFAULT_THETA, Intent, resolve_rope
 from cfglint.knowledge.transformers5 import FAMILIES
-from cfglint.reading import ALL_KEYS, DEFAULT
+from cfglint.reading import ALL_KEYS, DEFAULT, copied
 from cfglint.readers.values import defaults, fill
 
 LEGACY_LOCAL_THETA = "rope_local_base_freq"
@@ -89,14 +88,14 @@ def _per_layer_type(intent: Intent, entry: Any, config: dict) -> None:
     if not isinstance(params, dict):
         params = {}
     nested = "full_attention" in params or "sliding_attention" in params
-    full = copy.deepcopy(params.get("full_attention")) if nested else None
-    sliding = copy.deepcopy(params.get("sliding_attention")) if nested else None
+    full = copied(params.get("full_attention")) if nested else None
+    sliding = copied(params.get("sliding_attention")) if nested else None
     full = full if isinstance(full, dict) else {}
     sliding = sliding if isinstance(sliding, dict) else {}
     full_at, sliding_at = ("/rope_parameters/full_attention", "/rope_parameters/sliding_attention") if nested else ("", "")
     legacy = config.get("rope_scaling")
     if isinstance(legacy, dict):
-        full.update(copy.deepcopy(legacy))
+        full.update(copied(legacy))
         full_at = full_at or "/rope_scaling"
     if "rope_theta" in full:
         theta_at = full_at + "/rope_theta"

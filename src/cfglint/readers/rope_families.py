@@ -19,14 +19,13 @@ rope_type `longrope-by-position` for candle's per-position split, which no trans
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, TypeGuard
 
 from cfglint.consumers.base import PANIC, Failure
 from cfglint.serde_json import unexpected
-from cfglint.reading import DEFAULT, same
+from cfglint.reading import DEFAULT, copied, same
 
 Values = dict[str, tuple[Any, str]]
 
@@ -116,7 +115,7 @@ def _as_scaling(runtime: LongRope, max_positions: Any, intent: Any) -> dict:
     intended, intent_max = _intended(intent)
     horizon = intent_max if intent_max is not None else max_positions
     if intended is not None and _equivalent(runtime, intended, horizon):
-        return copy.deepcopy(intent.values["rope_scaling"])
+        return copied(intent.values["rope_scaling"])
     one_list = same("factors", runtime.short, runtime.long)
     shown = runtime.original if (one_list or runtime.switch is None) else runtime.switch
     if shown is None:
@@ -159,7 +158,7 @@ def _phi3_transformers4(entry: Any, env: dict, present: set[str], data: dict, in
         return {**out, "rope_scaling": (None, DEFAULT)}
     if not isinstance(scaling, dict):
         return Failure(f"AttributeError: '{type(scaling).__name__}' object has no attribute 'get'", "/rope_scaling", "type")
-    scaling = copy.deepcopy(scaling)
+    scaling = copied(scaling)
     kind = scaling.get("type", None)
     if kind is not None and kind in ["su", "yarn"]:
         scaling["type"] = "longrope"
