@@ -155,11 +155,11 @@ def build_corpus(root: Path, count: int, seed: int) -> tuple[list[str], dict[str
 
 def check_run(paths: list[str]) -> int:
     """What `cfglint check --format json PATHS...` does in its process, the report going to the null device."""
-    from cfglint.batch import fewer_collections
+    from cfglint.batch import COMMAND_THRESHOLD, fewer_collections
     from cfglint.report import write_report
     from cfglint.session import Session
 
-    with fewer_collections():  # as `cfglint` runs every command
+    with fewer_collections(COMMAND_THRESHOLD):  # as `cfglint` runs every command
         session = Session()
         results = session.check_all(paths)
         diagnostics = [d for r in results for d in r.diagnostics]

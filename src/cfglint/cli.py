@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    from cfglint.batch import fewer_collections
+    from cfglint.batch import COMMAND_THRESHOLD, fewer_collections
 
-    with fewer_collections():  # the whole command, its report too
+    with fewer_collections(COMMAND_THRESHOLD):  # the whole command, its report too
         sys.exit(main())
