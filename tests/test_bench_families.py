@@ -88,3 +88,14 @@ def test_bench_refuses_a_llama_sample_for_the_cold_start():
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 2 and "Llama" in proc.stderr
+
+
+def test_compare_times_two_checkouts_over_one_corpus():
+    """scripts/bench_compare.py, this checkout against itself: both best times and the two ratios, near 1."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_compare.py"), str(ROOT), str(ROOT), "--count", "28", "--rounds", "2"],
+        capture_output=True, text=True, check=True, timeout=600,
+    ).stdout
+    assert re.search(rf"before .*: best {NUMBER} ms a file", out) and re.search(rf"after .*: best {NUMBER} ms a file", out)
+    ratios = [float(x) for x in re.findall(rf"(?:ratios|times) ({NUMBER})", out)]
+    assert len(ratios) == 2 and all(0.3 < r < 3 for r in ratios), out
