@@ -20,8 +20,9 @@ kept under every member but the few no reading looks at (LLAMA_UNREAD), unless a
 beside it (mlx-lm's reading takes its eos from there). Read afresh: a multimodal file, a file no family
 models, a file that is not a directory's config.json, and a document with a byte-order mark, a non-standard
 literal or a duplicate key (readers word those by where they are written). Kept readings are shared:
-nothing changes an intent or a reading once context_of has made it. The tables are bounded, and emptied when one is full and when the
-run ends; serials are never reused. tests/test_memo.py holds a run's results equal with and without them.
+nothing changes an intent or a reading once context_of has made it. The tables are bounded, and emptied
+when one is full and when the run ends; serials are never reused. tests/test_memo.py holds a run's results
+equal with and without them.
 """
 
 from __future__ import annotations
@@ -204,8 +205,11 @@ def _family(doc: Document, listing: frozenset[str] | None) -> str | None:
 # ----------------------------------------------------------------------------------------- the tables
 
 
-def readings(doc: Document, consumers: list[Consumer], read: Callable[[], Readings], listing: frozenset[str] | None) -> Readings:
-    """The intent and the consumers' readings of doc, made once for each distinct set of values they read."""
+def readings(
+    doc: Document, consumers: list[Consumer], read: Callable[[], Readings], listing: frozenset[str] | None,
+) -> Readings:
+    """The intent and the consumers' readings of doc (a config.json with the files of `listing` beside it),
+    made once for each distinct set of values they read."""
     family = _family(doc, listing)
     runtimes = tuple(c.name for c in consumers)
     if family is None or not _built_in(runtimes):  # another runtime's reading may consult anything
