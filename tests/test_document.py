@@ -199,3 +199,10 @@ def test_positions_are_the_same_counted_or_from_the_line_table(text):
 
 def test_line_text_needs_no_position_asked_first():
     assert doc_of('{\n  "a": 1\n}').line_text(2) == '  "a": 1'
+
+
+def test_pointer_tokens_unescape_in_rfc_6901_order():
+    assert document.tokens("/a~1b/~0c/0") == ["a/b", "~c", "0"]
+    assert document.tokens("/~01") == ["~1"]  # ~0 then 1, not ~01 read as / then ~
+    assert document.tokens("") == [] and document.tokens("/") == [""]
+    assert all(document.unescape(document.escape(k)) == k for k in ("a/b", "~", "~1", "/~0", "plain"))

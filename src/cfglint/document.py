@@ -88,8 +88,8 @@ class Document:
         if not root:
             return self
         node: Any = self.data
-        for part in root.split("/")[1:]:
-            node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
+        for key in tokens(root):
+            node = node.get(key) if isinstance(node, dict) else None
         cut = len(root)
         inside = lambda pointer: pointer == root or pointer.startswith(root + "/")  # noqa: E731
         return Document(
@@ -125,14 +125,13 @@ class Document:
         if self.data is None:
             return False
         node: Any = self.data
-        for part in pointer.split("/")[1:] if pointer else ():
+        for key in tokens(pointer):
             if type(node) is dict:
-                key = part.replace("~1", "/").replace("~0", "~") if "~" in part else part
                 if key not in node:
                     return False
                 node = node[key]
-            elif type(node) is list and _INDEX.fullmatch(part) and int(part) < len(node):
-                node = node[int(part)]
+            elif type(node) is list and _INDEX.fullmatch(key) and int(key) < len(node):
+                node = node[int(key)]
             else:
                 return False
         return True
@@ -169,6 +168,16 @@ def escape(key: str) -> str:
     if "~" not in key and "/" not in key:
         return key
     return key.replace("~", "~0").replace("/", "~1")
+
+
+def unescape(token: str) -> str:
+    """The key a JSON Pointer reference token names (RFC 6901: `~1` is `/`, then `~0` is `~`)."""
+    return token.replace("~1", "/").replace("~0", "~") if "~" in token else token
+
+
+def tokens(pointer: str) -> list[str]:
+    """The keys (or array indices) a JSON Pointer names, outermost first."""
+    return [unescape(token) for token in pointer.split("/")[1:]]
 
 
 def pointer_of(*keys: str | int) -> str:
@@ -341,10 +350,9 @@ class _KeyIndex:
         None for a pointer at or below an array element."""
         node: Any = self.data
         path: list[str] = []
-        for part in pointer.split("/")[1:] if pointer else ():
+        for key in tokens(pointer):
             if type(node) is not dict:
                 return None if type(node) is list else path
-            key = part.replace("~1", "/").replace("~0", "~") if "~" in part else part
             if key not in node:
                 break
             path.append(key)

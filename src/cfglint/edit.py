@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cfglint.diagnostics import Edit
-from cfglint.document import Document, Span, parse
+from cfglint.document import Document, Span, parse, unescape
 
 
 class EditError(Exception):
@@ -89,7 +89,7 @@ def _set(doc: Document, pointer: str, value: Any) -> str:
     parent_span = doc.spans.get(parent)
     if parent_span is None or not text.startswith("{", parent_span.start):
         raise EditError(f"cannot add {pointer}: {parent or 'the top level'} is not an object")
-    key = key.replace("~1", "/").replace("~0", "~")
+    key = unescape(key)
     members = [(k, s) for k, s in _children(doc, parent) if s.key_start is not None]
     sample = text[members[0][1].key_start: members[0][1].start] if members else '"": '
     name = json.dumps(key, ensure_ascii=False) + (": " if ": " in sample else ":")

@@ -11,7 +11,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from cfglint.diagnostics import Applicability, Diagnostic
-from cfglint.document import Document
+from cfglint.document import Document, tokens
 from cfglint.edit import apply
 from cfglint.engine import BESIDE, context_of, lint
 
@@ -71,6 +71,6 @@ def fix_document(doc: Document, consumers, rules, display: str, *, unsafe: bool 
 
 def _same_json(doc: Document, edit) -> bool:
     node = doc.data
-    for part in [p.replace("~1", "/").replace("~0", "~") for p in edit.pointer.split("/")[1:]]:
+    for part in tokens(edit.pointer):
         node = node[part] if isinstance(node, dict) else node[int(part)]
     return node == edit.value and type(node) is type(edit.value)
