@@ -130,7 +130,10 @@ class Session:
                     results.append(self.check_checkout(remote[arg]))
                 continue
             if target.lower().endswith(".gguf"):
-                results += self.check_ggufs([Path(target)], seen, found[1] if isinstance(found, tuple) else None)
+                if isinstance(found, tuple):  # located: its stat names the file
+                    results += self.check_gguf(found[0], (found[1].st_dev, found[1].st_ino), seen)
+                else:
+                    results += self.check_ggufs([Path(target)], seen)
                 continue
             try:
                 if isinstance(found, Exception):
@@ -161,22 +164,19 @@ class Session:
             results += [self.check_checkout(c) for c in hub.cached_checkouts()]
         return results
 
-    def check_ggufs(self, paths: list[Path], seen: set[object], info: os.stat_result | None = None) -> list[Result]:
-        """GGUF files, each against its source config; only the GGUF rules run on them. `info`: the one
-        path's stat, when the caller has taken it."""
+    def check_ggufs(self, paths: list[Path], seen: set[object]) -> list[Result]:
+        """GGUF files, each against its source config; only the GGUF rules run on them."""
+        return [result for path in paths for result in self.check_gguf(path, _identity(path), seen)]
+
+    def check_gguf(self, path: Path, identity: object, seen: set[object]) -> list[Result]:
+        """One GGUF file, unless it was checked already under another name (`identity`: its device and inode)."""
         from cfglint.gguf import checking
 
-        assert info is None or len(paths) == 1
-        out = []
-        for path in paths:
-            identity = (info.st_dev, info.st_ino) if info is not None else _identity(path)
-            if identity in seen:
-                continue
-            seen.add(identity)
-            result = checking.check(self, path)
-            if result is not None:
-                out.append(result)
-        return out
+        if identity in seen:
+            return []
+        seen.add(identity)
+        result = checking.check(self, path)
+        return [result] if result is not None else []
 
     def check_checkout(self, checkout: hub.Checkout) -> Result:
         """A Hub repository's config, linted like a local file; its weights are the ones read from the Hub.
