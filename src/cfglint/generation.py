@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection
 
-from cfglint.once import once
 from cfglint import document
 from cfglint.document import Document
+from cfglint.once import once
 from cfglint.reading import DEFAULT
 
 FILENAME = "generation_config.json"

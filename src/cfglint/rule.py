@@ -23,11 +23,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterable, Iterator, NamedTuple, TYPE_CHECKING
 
-from cfglint.once import once
 from cfglint.consumers.base import LOADS, PANIC, View
 from cfglint.diagnostics import Effect, Finding, Severity
 from cfglint.document import Document
 from cfglint.intent import Intent
+from cfglint.once import once
 from cfglint.reading import same_as
 from cfglint.tokenizer_names import NAMES as TOKENIZER_FILES
 
