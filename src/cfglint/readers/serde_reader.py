@@ -138,12 +138,13 @@ def _members(entry: Entry | Struct, data: dict) -> dict[str, Any] | Failure | No
         if isinstance(held, Failure):
             return held._replace(pointer="/" + escape(name) + held.pointer)
         parsed[name] = held
-    for name, field in fields.items():
-        if name not in parsed:
-            if field.default is _ABSENT:
-                return Failure(f"missing field `{name}`", "/" + escape(name), "missing")
-            parsed[name] = field.default
-    return {name: parsed[name] for name in fields}
+    if len(parsed) < len(fields):
+        for name, field in fields.items():
+            if name not in parsed:
+                if field.default is _ABSENT:
+                    return Failure(f"missing field `{name}`", "/" + escape(name), "missing")
+                parsed[name] = field.default
+    return parsed  # in the order written, then the defaults: a dict of every field either way
 
 
 def parse(entry: Entry | Struct, doc: Document) -> dict[str, Any] | Failure:
@@ -172,15 +173,29 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
     parsed = parse(entry, doc)
     if isinstance(parsed, Failure):
         return view.fail(parsed)
-    meaning = getattr(knowledge.module(entry.runtime), "ACTIVATION_MEANING", {})
-    env: dict[str, Any] = {}
-    for name, spec in entry.fields.items():
-        value = parsed[name]
-        if "activation" in spec.type and isinstance(value, str):
-            value = meaning.get(value, value)
-        if spec.type in ("f32", "option<f32>") and isinstance(value, float):
-            value = f32(value)
-        env[name] = value
+    env = parsed  # a dict of its own, with the values as the runtime holds them:
+    for name, convert in _conversions(entry):
+        value = env[name]
+        if type(value) is str or type(value) is float:
+            env[name] = convert(value)
     data = doc.data if isinstance(doc.data, dict) else {}
     present = {k for k in entry.fields if data.get(k) is not None}
     return fill(view, entry, env, present, data, intent)
+
+
+_CONVERSIONS: dict[int, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}  # entries live as long as the process
+
+
+def _conversions(entry: Entry) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    """The fields whose parsed value the runtime holds otherwise: an activation's name as what it computes
+    (ACTIVATION_MEANING), an f32 rounded to single precision."""
+    if id(entry) not in _CONVERSIONS:
+        meaning = getattr(knowledge.module(entry.runtime), "ACTIVATION_MEANING", {})
+        out: list[tuple[str, Callable[[Any], Any]]] = []
+        for name, spec in entry.fields.items():
+            if "activation" in spec.type:
+                out.append((name, lambda value: meaning.get(value, value) if type(value) is str else value))
+            elif spec.type in ("f32", "option<f32>"):
+                out.append((name, lambda value: f32(value) if type(value) is float else value))
+        _CONVERSIONS[id(entry)] = tuple(out)
+    return _CONVERSIONS[id(entry)]
