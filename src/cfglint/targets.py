@@ -24,7 +24,17 @@ def resolve(arg: str) -> Path:
 
 
 def located(arg: str) -> Located:
-    """The config file an argument names, and its stat (which also identifies it): two stats for a folder."""
+    """The config file an argument names, and its stat (which also identifies it). A model directory (an
+    argument not named like a file) is tried first as the folder holding config.json: one stat."""
+    if not arg.endswith((".json", ".gguf")):
+        inside = os.path.join(arg, "config.json")
+        try:
+            held = os.stat(inside)
+        except (OSError, ValueError):
+            pass  # not such a folder: worded below
+        else:
+            if stat.S_ISREG(held.st_mode):
+                return Path(inside), held
     path = Path(arg)
     try:
         info = _stat(path)
