@@ -121,6 +121,9 @@ def kept(name: str, key: tuple, compute: Callable[[], Any]) -> Any:
     return found
 
 
+_AS_IS = frozenset({str, int, type(None)})  # what frozen keeps as it is, tested in place where it counts
+
+
 def frozen(value: Any) -> Any:
     """A JSON value as a key: strings, integers and null as they are; booleans with their type (true and 1
     are equal in Python, not to a runtime); floats, arrays and objects with their type and by repr, which
@@ -187,19 +190,26 @@ def family_names(family: str, runtimes: tuple[str, ...]) -> frozenset[str]:
 def _family(doc: Document, listing: frozenset[str] | None) -> str | None:
     """The family whose readings are kept for doc (a config.json with these files beside it), or None to
     read it afresh."""
-    from cfglint.intent import family_of
-    from cfglint.knowledge.transformers5 import MULTIMODAL
-
     data = doc.data
     if not _on() or listing is None or doc.bom or doc.literals or doc.duplicates or type(data) is not dict:
         return None
+    family_of, multimodal = _families()
     kind = data.get("model_type")
-    if isinstance(kind, str) and kind in MULTIMODAL:
+    if isinstance(kind, str) and kind in multimodal:
         return None
     family = family_of(data)
     if family == "llama" and "generation_config.json" in listing:
         return None
     return family
+
+
+@lru_cache(maxsize=None)
+def _families() -> tuple[Callable[[dict], str | None], Any]:
+    """intent.family_of and the multimodal model types, imported once (a run asks for every file)."""
+    from cfglint.intent import family_of
+    from cfglint.knowledge.transformers5 import MULTIMODAL
+
+    return family_of, MULTIMODAL
 
 
 # ----------------------------------------------------------------------------------------- the tables
@@ -216,10 +226,10 @@ def readings(
         return read()
     # in the order written: a serde reader names the first value it refuses
     if family == "llama":
-        members = [(k, frozen(v)) for k, v in doc.data.items() if k not in LLAMA_UNREAD]
+        members = [(k, v if type(v) in _AS_IS else frozen(v)) for k, v in doc.data.items() if k not in LLAMA_UNREAD]
     else:
         names = family_names(family, runtimes)
-        members = [(k, frozen(v)) for k, v in doc.data.items() if k in names]
+        members = [(k, v if type(v) in _AS_IS else frozen(v)) for k, v in doc.data.items() if k in names]
 
     def afresh() -> Readings:
         _current[0], _current[1] = doc.data, members  # each entry's keys are among the family's
