@@ -259,12 +259,16 @@ def _members(value: str) -> re.Pattern[str]:
 _MEMBERS = _members(f"{_STRING_TOKEN}|{_SCALAR_TOKEN}")
 
 
+# json.loads with hooks builds a decoder and its scanner at every call: one serves every file.
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+
+
 def _fast_parse(text: str, start: int) -> Any:
     """The common case, a well-formed config: json's C parser. Anything else (bad syntax, duplicate keys,
     NaN, deep nesting) returns None for the full parser, which says exactly where. The spans are found
     later, and only if something asks for a position (`_scan_spans`)."""
     try:
-        data = json.loads(text[start:] if start else text, object_pairs_hook=_pairs, parse_constant=_constant)
+        data = _DECODER.decode(text[start:] if start else text)
     except (ValueError, _Duplicate, RecursionError):
         return None
     if not isinstance(data, (dict, list)):
