@@ -23,6 +23,7 @@ from cfglint.consumers import candle_llama, mistralrs
 from cfglint.knowledge.entry import Struct
 from cfglint.readers.serde_model import model_of
 from cfglint.readers.serde_reader import accepted, plain
+from tests.conftest import ROOT
 
 ENTRIES = [e for runtime in ("candle", "mistralrs") for e in knowledge.entries(runtime).values()]
 LLAMA_STRUCTS = [candle_llama.LLAMA, mistralrs.LLAMA]
@@ -125,3 +126,14 @@ def test_the_fast_path_decides_as_pydantic_does(entry, data):
 def test_the_llama_structs_fast_path_decides_as_pydantic_does(struct, data):
     """rope_scaling is drawn as a struct of every rope type (and near misses), null, or any value."""
     _decides_as_pydantic_does(struct, data.draw(st.one_of(configs(struct), near_valid(struct))))
+
+
+@pytest.mark.parametrize("struct", LLAMA_STRUCTS, ids=lambda s: s.runtime)
+def test_a_nested_struct_holds_its_fields_in_declaration_order(struct):
+    """Llama 3.2's rope_scaling is written in alphabetical order, its Llama3RopeConfig declares another: both
+    paths hold the declared one, which the readings report."""
+    config = json.loads((ROOT / "samples/llama-3.2-1b/config.json").read_text())
+    doc = parse(Path("config.json"), json.dumps(config).encode())
+    fast, slow = accepted(struct, doc), plain(deserialize(model_of(struct), doc))
+    assert isinstance(fast, dict) and list(fast["rope_scaling"]) == list(slow["rope_scaling"])
+    assert list(fast["rope_scaling"]) != list(config["rope_scaling"])

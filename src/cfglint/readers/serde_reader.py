@@ -67,7 +67,7 @@ def _checker(type_name: str, runtime: str, types: Mapping[str, Any]) -> Callable
         return _optional(_checker(type_name[7:-1], runtime, types))
     named = types.get(type_name)
     if isinstance(named, Struct):  # a nested struct: its members, walked as the outer ones are
-        return lambda value: _members(named, value) if type(value) is dict else _REFUSED
+        return lambda value: _struct(named, value) if type(value) is dict else _REFUSED
     if isinstance(named, tuple):  # a unit enum: one of its variants' strings
         return lambda value: value if type(value) is str and value in named else _REFUSED
     if named == "eos":
@@ -145,6 +145,13 @@ def _members(entry: Entry | Struct, data: dict) -> dict[str, Any] | Failure | No
                     return Failure(f"missing field `{name}`", "/" + escape(name), "missing")
                 parsed[name] = field.default
     return parsed  # in the order written, then the defaults: a dict of every field either way
+
+
+def _struct(struct: Struct, data: dict) -> dict[str, Any] | Failure | None:
+    """A nested struct's value: its fields in declaration order, as the pydantic path and serde hold it (the
+    outer struct's order does not show: its fields become the reading's env)."""
+    parsed = _members(struct, data)
+    return {name: parsed[name] for name in _fields(struct)} if type(parsed) is dict else parsed
 
 
 def parse(entry: Entry | Struct, doc: Document) -> dict[str, Any] | Failure:
