@@ -29,6 +29,7 @@ from cfglint.rule import CONFIG, GGUF
 CODE = "H001"
 NAME = "repo-unreadable"
 SEVERITY = "error"
+REQUIRES = ("remote",)
 TARGETS = (CONFIG, GGUF)  # a repository of GGUF files is read from the Hub too
 
 

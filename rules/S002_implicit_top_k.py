@@ -26,6 +26,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S002"
 NAME = "implicit-top-k"
 SEVERITY = "warning"
+REQUIRES = ("generation",)
 
 
 def check(ctx):

@@ -27,6 +27,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S003"
 NAME = "top-k-top-p-order"
 SEVERITY = "warning"
+REQUIRES = ("generation",)
 
 HOW = {
     "candle": "measures p against the top-k's un-renormalised mass, keeping as many tokens or more",

@@ -24,6 +24,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S004"
 NAME = "top-k-zero"
 SEVERITY = "warning"
+REQUIRES = ("generation",)
 
 
 def check(ctx):

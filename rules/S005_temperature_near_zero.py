@@ -25,6 +25,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S005"
 NAME = "temperature-near-zero"
 SEVERITY = "error"
+REQUIRES = ("generation",)
 
 CANDLE_ARGMAX_BELOW = 1e-7  # candle-transformers generation/mod.rs LogitsProcessor::new
 

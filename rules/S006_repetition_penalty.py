@@ -28,6 +28,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S006"
 NAME = "repetition-penalty"
 SEVERITY = "warning"
+REQUIRES = ("generation",)
 
 
 def check(ctx):

@@ -26,6 +26,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S007"
 NAME = "generation-config-ignored"
 SEVERITY = "warning"
+REQUIRES = ("generation",)
 
 IGNORES = {
     "candle": "never reads generation_config.json",

@@ -27,6 +27,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S008"
 NAME = "eos-mismatch"
 SEVERITY = "warning"
+REQUIRES = ("generation",)
 
 
 def check(ctx):

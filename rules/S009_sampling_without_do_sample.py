@@ -27,6 +27,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S009"
 NAME = "sampling-without-do-sample"
 SEVERITY = "warning"
+REQUIRES = ("generation",)
 
 WARPERS = ("temperature", "top_k", "top_p", "min_p")
 

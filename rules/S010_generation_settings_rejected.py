@@ -24,6 +24,7 @@ from cfglint.sampling.findings import effect, sampling_context
 CODE = "S010"
 NAME = "generation-settings-rejected"
 SEVERITY = "error"
+REQUIRES = ("generation",)
 
 
 def check(ctx):

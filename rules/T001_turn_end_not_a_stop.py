@@ -31,6 +31,7 @@ from cfglint.diagnostics import Applicability, Finding, Fix
 CODE = "T001"
 NAME = "turn-end-not-a-stop"
 SEVERITY = "error"
+REQUIRES = ("tokenizer",)
 
 
 def check(ctx):

@@ -24,6 +24,7 @@ from cfglint.diagnostics import Effect, Finding, Severity
 CODE = "T002"
 NAME = "token-id-invalid"
 SEVERITY = "error"
+REQUIRES = ("tokenizer",)
 
 
 def check(ctx):

@@ -23,6 +23,7 @@ from cfglint.diagnostics import Effect, Finding
 CODE = "T003"
 NAME = "eos-disagrees"
 SEVERITY = "warning"
+REQUIRES = ("tokenizer",)
 
 
 def check(ctx):

@@ -23,6 +23,7 @@ from cfglint.diagnostics import Effect, Finding
 CODE = "T004"
 NAME = "pad-is-eos"
 SEVERITY = "info"
+REQUIRES = ("tokenizer",)
 
 
 def check(ctx):

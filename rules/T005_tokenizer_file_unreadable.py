@@ -23,6 +23,7 @@ from cfglint.diagnostics import Finding
 CODE = "T005"
 NAME = "tokenizer-file-unreadable"
 SEVERITY = "error"
+REQUIRES = ("tokenizer",)
 
 
 def check(ctx):

@@ -25,6 +25,7 @@ from cfglint.diagnostics import Finding
 CODE = "W001"
 NAME = "weights-unreadable"
 SEVERITY = "error"
+REQUIRES = ("weights",)
 
 
 def check(ctx):

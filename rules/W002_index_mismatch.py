@@ -24,6 +24,7 @@ from cfglint.diagnostics import Effect, Finding
 CODE = "W002"
 NAME = "index-mismatch"
 SEVERITY = "error"
+REQUIRES = ("weights",)
 
 
 def check(ctx):

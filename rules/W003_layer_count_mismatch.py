@@ -27,6 +27,7 @@ from cfglint.diagnostics import Applicability, Edit, Finding, Fix
 CODE = "W003"
 NAME = "layer-count-mismatch"
 SEVERITY = "error"
+REQUIRES = ("weights",)
 
 
 def check(ctx):

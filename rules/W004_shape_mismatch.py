@@ -27,6 +27,7 @@ from cfglint.diagnostics import Applicability, Edit, Effect, Finding, Fix
 CODE = "W004"
 NAME = "shape-mismatch"
 SEVERITY = "error"
+REQUIRES = ("weights",)
 
 
 def check(ctx):

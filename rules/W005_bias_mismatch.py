@@ -27,6 +27,7 @@ from cfglint.diagnostics import Applicability, Edit, Finding, Fix, Severity
 CODE = "W005"
 NAME = "bias-mismatch"
 SEVERITY = "error"
+REQUIRES = ("weights",)
 
 def check(ctx):
     if ctx.weights is None:

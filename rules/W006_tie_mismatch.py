@@ -30,6 +30,7 @@ from cfglint.reading import DEFAULT
 CODE = "W006"
 NAME = "tie-mismatch"
 SEVERITY = "error"
+REQUIRES = ("weights",)
 POINTER = "/tie_word_embeddings"
 
 

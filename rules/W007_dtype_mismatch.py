@@ -25,6 +25,7 @@ from cfglint.diagnostics import Applicability, Edit, Effect, Finding, Fix
 CODE = "W007"
 NAME = "dtype-mismatch"
 SEVERITY = "warning"
+REQUIRES = ("weights",)
 
 # torch dtype names as configs write them -> safetensors dtype codes
 DTYPES = {"bfloat16": "BF16", "float16": "F16", "half": "F16", "float32": "F32", "float": "F32", "float64": "F64", "double": "F64"}

@@ -22,6 +22,7 @@ from cfglint.diagnostics import Finding, Severity
 CODE = "W008"
 NAME = "rotary-inv-freq"
 SEVERITY = "info"
+REQUIRES = ("weights",)
 
 
 def check(ctx):

@@ -20,6 +20,7 @@ from cfglint.diagnostics import Effect, Finding, Severity
 CODE = "W009"
 NAME = "pickle-weights-only"
 SEVERITY = "info"
+REQUIRES = ("weights",)
 
 
 def check(ctx):

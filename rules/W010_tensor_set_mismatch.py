@@ -24,6 +24,7 @@ from cfglint.diagnostics import Finding
 CODE = "W010"
 NAME = "tensor-set-mismatch"
 SEVERITY = "error"
+REQUIRES = ("weights",)
 
 
 def check(ctx):

@@ -21,6 +21,7 @@ from cfglint.diagnostics import Finding
 CODE = "W011"
 NAME = "weights-not-modelled"
 SEVERITY = "info"
+REQUIRES = ("weights",)
 
 
 def check(ctx):

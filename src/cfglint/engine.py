@@ -13,7 +13,7 @@ from cfglint.diagnostics import Diagnostic, Finding
 from cfglint.document import Document
 from cfglint.generation import load as load_generation
 from cfglint.intent import Intent, intent_of
-from cfglint.rule import Context, Rule
+from cfglint.rule import Context, Rule, parts_of
 
 if TYPE_CHECKING:
     from cfglint.weights import Weights
@@ -65,10 +65,11 @@ def model_directory_listing(doc: Document) -> frozenset[str] | None:
 
 def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]:
     doc = ctx.doc
+    plan = _plan(rules)
     serial = ctx.intent.serial if ctx.intent is not None else None
-    kept = _kept_findings(serial, rules, ctx) if serial is not None else {}
+    kept = _kept_findings(serial, plan, ctx) if serial is not None else {}
     out = []
-    for rule in rules:
+    for rule in plan.running(parts_of(ctx)):
         for finding in kept[rule.check] if rule.check in kept else rule.check(ctx):
             if finding.offset is not None:
                 line, column = doc.position(finding.offset)
@@ -91,28 +92,38 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
     return sorted(out, key=lambda d: (d.line, d.column, d.code))
 
 
-class _Kept(NamedTuple):
-    """What a list of rules keeps (cfglint.memo): the rules that name their CONFIG_KEYS, their checks, and
-    all the keys they name."""
+class _Plan(NamedTuple):
+    """How a list of rules runs: the rules that name their CONFIG_KEYS (cfglint.memo), their checks and all
+    the keys they name; and, for each set of context parts, the rules whose REQUIRES it meets, in order."""
 
     rules: list[Rule]
     kept: tuple[Rule, ...]
     checks: tuple[Callable, ...]
     keys: tuple[str, ...]
+    by_parts: dict[frozenset[str], list[Rule]]
+
+    def running(self, parts: frozenset[str]) -> list[Rule]:
+        if parts not in self.by_parts:
+            self.by_parts[parts] = [rule for rule in self.rules if rule.requires <= parts]
+        return self.by_parts[parts]
 
 
-_last: list[_Kept] = []  # for the last list of rules: a policy gives every file no suppression covers the same one
+_last: list[_Plan] = []  # for the last list of rules: a policy gives every file no suppression covers the same one
 
 
-def _kept_findings(serial: int, rules: list[Rule], ctx: Context) -> dict[Callable, tuple[Finding, ...]]:
-    """The findings of the rules that name their CONFIG_KEYS, by rule check: worked out once per run for the
-    kept readings of this serial and the values of those keys (cfglint.memo)."""
+def _plan(rules: list[Rule]) -> _Plan:
     plan = _last[0] if _last else None
     if plan is None or plan.rules is not rules:
         kept = tuple(rule for rule in rules if rule.config_keys is not None)
         keys = tuple(sorted({k for rule in kept for k in rule.config_keys or ()}))
-        plan = _Kept(rules, kept, tuple(rule.check for rule in kept), keys)
+        plan = _Plan(rules, kept, tuple(rule.check for rule in kept), keys, {})
         _last[:] = [plan]
+    return plan
+
+
+def _kept_findings(serial: int, plan: _Plan, ctx: Context) -> dict[Callable, tuple[Finding, ...]]:
+    """The findings of the rules that name their CONFIG_KEYS, by rule check: worked out once per run for the
+    kept readings of this serial and the values of those keys (cfglint.memo)."""
     config = ctx.config
     key = (serial, plan.checks, tuple([(k, memo.frozen(config[k])) for k in plan.keys if k in config]))
     return memo.kept("findings", key, lambda: {rule.check: tuple(rule.check(ctx)) for rule in plan.kept})

@@ -11,6 +11,11 @@ A rule whose findings depend only on the intent, the readings and a few keys of 
 in `CONFIG_KEYS` (an empty tuple for none): a run then checks it once for each distinct set of kept readings
 and values of those keys (cfglint.memo), instead of once per file. A rule that reads anything else (the
 document's text, the files beside it, keys it does not name) leaves CONFIG_KEYS out.
+
+A rule that has nothing to say without some part of its context (the weights, the tokenizer files, the
+generation settings, a Hub repository) names those parts in `REQUIRES`: it is not run for a context that
+lacks one (as ruff runs no token rule without tokens). It still tests for them itself; REQUIRES only spares
+the call for the many files that have none.
 """
 
 from __future__ import annotations
@@ -89,7 +94,7 @@ class Context:
     @once  # the stop-token rules share one reading of the tokenizer files and one render
     def stops(self) -> Stops | None:
         """Each runtime's stop tokens and the chat template's end of turn (None outside a model directory)."""
-        if self.listing is None or not any(name in self.listing for name in TOKENIZER_FILES):
+        if not _has_tokenizer_files(self):
             return None  # what analyse answers too, without importing the analysis
         from cfglint.stops import analyse
 
@@ -133,6 +138,24 @@ class Context:
         return out
 
 
+def _has_tokenizer_files(ctx: Context) -> bool:
+    return ctx.listing is not None and any(name in ctx.listing for name in TOKENIZER_FILES)
+
+
+# The parts of a context a rule may require (its module's REQUIRES), each with the test that it is there.
+PARTS: dict[str, Callable[[Context], bool]] = {
+    "weights": lambda ctx: ctx.weights is not None,
+    "tokenizer": _has_tokenizer_files,
+    "generation": lambda ctx: ctx.generation is not None and ctx.generation.has_settings,
+    "remote": lambda ctx: ctx.remote is not None,
+}
+
+
+def parts_of(ctx: Context) -> frozenset[str]:
+    """The parts of PARTS this context has."""
+    return frozenset(name for name, present in PARTS.items() if present(ctx))
+
+
 def uses(name: str, view: View, key: str, detail: str = "") -> Effect:
     return Effect(name, "uses", view.values.get(key), detail or view.sources.get(key, ""))
 
@@ -151,6 +174,7 @@ class Rule(NamedTuple):
     origin: str = "cfglint"
     targets: frozenset[str] = frozenset({CONFIG})
     config_keys: tuple[str, ...] | None = None  # its module's CONFIG_KEYS; None: checked for every file
+    requires: frozenset[str] = frozenset()  # its module's REQUIRES: the parts of a context (PARTS) it needs
 
     @property
     def summary(self) -> str:
@@ -170,6 +194,10 @@ def builtin_rules_dir() -> Path:
 
 
 def _from_module(module: ModuleType, origin: str) -> Rule:
+    requires = frozenset(getattr(module, "REQUIRES", ()))
+    if not requires <= PARTS.keys():
+        unknown = ", ".join(sorted(requires - PARTS.keys()))
+        raise ValueError(f"rule {module.CODE}: REQUIRES names no part of a context: {unknown} (known: {', '.join(PARTS)})")
     return Rule(
         code=module.CODE,
         name=module.NAME,
@@ -179,6 +207,7 @@ def _from_module(module: ModuleType, origin: str) -> Rule:
         origin=origin,
         targets=frozenset(getattr(module, "TARGETS", (CONFIG,))),
         config_keys=tuple(module.CONFIG_KEYS) if hasattr(module, "CONFIG_KEYS") else None,
+        requires=requires,
     )
 
 
