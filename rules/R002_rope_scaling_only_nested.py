@@ -28,6 +28,10 @@ from cfglint.rule import uses
 CODE = "R002"
 NAME = "rope-scaling-only-nested"
 SEVERITY = "error"
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo): the
+# written scaling it looks at is inside rope_parameters.
+CONFIG_KEYS = ("rope_scaling", "rope_parameters", "rope_theta", "original_max_position_embeddings",
+               "partial_rotary_factor", "rope_local_base_freq")
 
 
 def legacy_form(family: str | None, scaling: dict) -> dict | None:
