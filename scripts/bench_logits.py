@@ -147,7 +147,8 @@ def measure_memory(model_dir: Path, tokens: int, threads: int) -> list[str]:
     if code not in (0, 1):
         raise SystemExit(f"cfglint check --logits exited {code}")
     measured = {n for f in json.loads(out) for n in f.get("logits", {}).get("consumers", {})}
-    total, own, over = peak / weights, (peak - libraries) / weights, peak / alone
+    # judged as printed: a verdict never contradicts the figure beside it
+    total, own, over = round(peak / weights, 2), round((peak - libraries) / weights, 2), round(peak / alone, 3)
     return [
         f"memory: `cfglint check --logits --tokens {tokens}` ({elapsed:.0f} s, every consumer; "
         f"{len(measured)} named by findings): peak resident {mib(peak)}",
@@ -186,7 +187,7 @@ def measure_time(model_dir: Path, runs: int, threads: int) -> list[str]:
         for _ in range(runs):
             theirs.append(timed(reference.logits, ids))
             ours.append(timed(reading.logits, ids))
-        ratio = statistics.median(ours) / statistics.median(theirs)
+        ratio = round(statistics.median(ours) / statistics.median(theirs), 2)  # judged as printed
         lines.append(
             f"  {len(ids):>3} tokens: reading {statistics.median(ours) * 1000:,.0f} ms, transformers "
             f"{statistics.median(theirs) * 1000:,.0f} ms: {ratio:.2f}x [{verdict(ratio, TIME_TARGET)}]; "
