@@ -14,8 +14,8 @@ document's text, the files beside it, keys it does not name) leaves CONFIG_KEYS 
 
 A rule that has nothing to say without some part of its context (the weights, the tokenizer files, the
 generation settings, a Hub repository) names those parts in `REQUIRES`: it is not run for a context that
-lacks one (as ruff runs no token rule without tokens). It still tests for them itself; REQUIRES only spares
-the call for the many files that have none.
+lacks one. It still tests for them itself; REQUIRES only spares the call for the many files that have
+none.
 """
 
 from __future__ import annotations
