@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -36,6 +37,16 @@ def write_config(tmp_path):
     return write
 
 
+# The property tests state how many examples a full run draws. The fast loop's profile
+# (`--hypothesis-profile=quick`) draws a tenth of that, so each still runs, on fewer inputs.
+settings.register_profile("quick", max_examples=10)
+
+
+def examples(full: int) -> int:
+    """A property test's example count under the loaded profile: `full` under hypothesis' default of 100."""
+    return max(5, full * settings.default.max_examples // 100)
+
+
 def sample_dirs() -> list[Path]:
     return sorted(p for p in SAMPLES.iterdir() if (p / "config.json").is_file())
 
@@ -45,12 +56,13 @@ def pytest_configure(config):
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-# Tests that build a runtime's venv, run a converter or load real weights: the marker `runtimes`.
+# Tests that install into a fresh venv (a runtime, a plugin, cfglint's own wheel), run a converter or load real
+# weights: the marker `runtimes`.
 RUNTIME_TESTS = (
     "tests/conformance/", "tests/logits/", "tests/hub/", "tests/knowledge/test_mlx_lm_entries.py",
     "tests/knowledge/test_mistralrs_entries.py", "tests/knowledge/test_transformers4_entries.py", "tests/knowledge/test_layouts.py",
     "tests/test_weights_runtimes.py", "tests/test_dependency_floor.py", "tests/test_precommit.py",
-    "tests/sampling/test_smollm2.py", "tests/test_fix.py",
+    "tests/sampling/test_smollm2.py", "tests/test_fix.py", "tests/test_plugins.py",
     "tests/gguf/test_smollm2_header.py", "tests/gguf/test_smollm2.py", "tests/gguf/test_converter_outputs.py",
 )
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cfglint.report.indented_json import dumps
+from tests.conftest import examples
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
 keys = st.text() | st.integers() | st.floats() | st.booleans() | st.none()
@@ -21,7 +22,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(values)
 def test_same_text_as_json_dumps(value):
     assert dumps(value) == json.dumps(value, indent=2, ensure_ascii=False)

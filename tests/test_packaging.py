@@ -9,6 +9,8 @@ import sys
 import venv
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
 HEAVY = ("transformers", "torch", "jsonschema", "huggingface_hub", "numpy", "safetensors", "requests", "httpx", "gguf")
@@ -98,6 +100,7 @@ def test_the_api_is_as_light_as_the_check_path():
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"imported": ["cfglint", "cfglint.errors"], "code": 1, "loaded": []}, proc.stderr
 
 
+@pytest.mark.runtimes  # builds the wheel and installs it into a fresh venv
 def test_wheel_installs_and_checks_a_sample(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)], check=True, capture_output=True)

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from cfglint.consumers import mlx_lm, transformers5
 from cfglint.consumers.llama_schemas.mlx_lm import ModelArgs
 from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
+from tests.conftest import examples
 
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False), st.text(max_size=3),
@@ -47,7 +48,7 @@ def test_the_strict_types_are_the_schemas_fields():
     assert list(transformers5.LLAMA_TYPES) == list(LlamaConfig.model_fields)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(config=configs())
 def test_the_strict_checks_refuse_what_pydantic_refuses(config):
     refused = transformers5.strict_refusal(config, transformers5.strict_types(transformers5.LLAMA_TYPES))

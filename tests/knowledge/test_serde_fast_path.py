@@ -23,7 +23,7 @@ from cfglint.consumers import candle_llama, mistralrs
 from cfglint.knowledge.entry import Struct
 from cfglint.readers.serde_model import model_of
 from cfglint.readers.serde_reader import accepted, plain
-from tests.conftest import ROOT
+from tests.conftest import ROOT, examples
 
 ENTRIES = [e for runtime in ("candle", "mistralrs") for e in knowledge.entries(runtime).values()]
 LLAMA_STRUCTS = [candle_llama.LLAMA, mistralrs.LLAMA]
@@ -114,14 +114,14 @@ def _decides_as_pydantic_does(entry, config):
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.runtime}-{e.family}")
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_fast_path_decides_as_pydantic_does(entry, data):
     _decides_as_pydantic_does(entry, data.draw(configs(entry)))
 
 
 @pytest.mark.parametrize("struct", LLAMA_STRUCTS, ids=lambda s: s.runtime)
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_llama_structs_fast_path_decides_as_pydantic_does(struct, data):
     """rope_scaling is drawn as a struct of every rope type (and near misses), null, or any value."""
