@@ -7,7 +7,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfglint.reading import same
+from cfglint.reading import same, same_as
+from tests.conftest import examples
 
 
 def _by_element(a, b) -> bool:
@@ -28,11 +29,23 @@ scalars = st.sampled_from([None, True, False, 0, 1, 1.0, 1000000, 1000001, 1e6, 
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=5), max_leaves=12)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(values, values)
 def test_values_compare_as_the_definition_says(a, b):
     assert same("layer_types", a, b) == _by_element(a, b)
     assert same("layer_types", a, list(a) if isinstance(a, list) else a) == _by_element(a, a)
+
+
+# Values that Python calls equal where a runtime may not, or unequal to themselves, drawn often.
+tricky = st.sampled_from([None, True, False, 0, 1, 0.0, -0.0, 1.0, math.nan, 1e6, 1000001, "1", "full_attention"])
+with_nan = tricky | st.floats() | st.lists(tricky, max_size=3)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.sampled_from(["layer_types", "rope_theta", "eos_token_id", "rope_scaling"]), with_nan, with_nan)
+def test_a_test_of_one_value_answers_as_same_does(key, want, value):
+    """same_as' shortcut for equal scalars of one type (NaN, -0.0, 1 and True and 1.0 included) changes no answer."""
+    assert same_as(key, want)(value) == same(key, value, want)
 
 
 def test_lists_that_python_calls_equal_are_not_always_the_same():
@@ -49,7 +62,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(json_values)
 def test_a_copy_is_equal_and_shares_no_container(value):
     import copy

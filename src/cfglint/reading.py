@@ -99,6 +99,9 @@ def same_as(key: str, want: Any) -> Callable[[Any], bool]:
     if key == "eos_token_id":
         ids = _as_set(want)
         return lambda value: _as_set(value) == ids
+    kind = type(want)
+    if kind in _SCALARS:  # most readings agree: a scalar of the same type, equal, is the same without _close
+        return lambda value: (type(value) is kind and value == want) or _close(value, want)
     return lambda value: _close(value, want)
 
 
@@ -121,6 +124,7 @@ def _close(a: Any, b: Any) -> bool:
 
 
 _EXACT = {str, bool, type(None)}  # what _close compares exactly, and Python's == alike
+_SCALARS = frozenset({str, bool, type(None), int, float})  # where equal values of one type are _close
 
 
 def _scaling_key(scaling: Any) -> Any:
