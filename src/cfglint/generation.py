@@ -75,7 +75,7 @@ def load(config_doc: Document, listing: Collection[str] | None = None) -> Genera
     file: Document | None = None
     # Only a model directory's config.json has a generation_config.json that transformers would read.
     path = config_doc.path
-    if path.name == "config.json" and (beside(path).name in listing if listing is not None else beside(path).is_file()):
+    if path.name == "config.json" and (FILENAME in listing if listing is not None else beside(path).is_file()):
         try:
             file = document.load(beside(config_doc.path))
         except OSError:
