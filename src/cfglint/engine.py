@@ -70,7 +70,8 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
     kept = _kept_findings(serial, plan, ctx) if serial is not None else {}
     out = []
     for rule in plan.running(parts_of(ctx)):
-        for finding in kept[rule.check] if rule.check in kept else rule.check(ctx):
+        found = kept.get(rule.check)  # a kept rule's findings, () when it has none
+        for finding in rule.check(ctx) if found is None else found:
             if finding.offset is not None:
                 line, column = doc.position(finding.offset)
             else:

@@ -139,7 +139,7 @@ class Context:
 
 
 def _has_tokenizer_files(ctx: Context) -> bool:
-    return ctx.listing is not None and any(name in ctx.listing for name in TOKENIZER_FILES)
+    return ctx.listing is not None and not ctx.listing.isdisjoint(TOKENIZER_FILES)
 
 
 # The parts of a context a rule may require (its module's REQUIRES), each with the test that it is there.
