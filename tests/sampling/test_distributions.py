@@ -141,3 +141,18 @@ def test_transformers_refusals_are_reported_not_computed():
             dist.transformers(logits, sampler)
     with pytest.raises(ValueError):
         TemperatureLogitsWarper(2)  # an integer temperature: transformers wants a float
+
+
+@pytest.mark.parametrize("run", [
+    lambda x: dist.transformers(x, TransformersSampler(True, 1e-300, 50, 0.5)),
+    lambda x: dist.candle(x, CandleSampling("TopP", 1e-300, p=0.5)),
+    lambda x: dist.mlx(x, MlxSampler(1e-300, top_p=0.5)),
+], ids=["transformers", "candle", "mlx-lm"])
+def test_a_temperature_that_overflows_float32_fails_sampling_without_a_numpy_warning(run):
+    """Each runtime computes inf and NaN without a word; the outcome is the refusal, not a RuntimeWarning on stderr."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(dist.SamplerError, match="no token has a finite score left"):
+            run(np.array([1.0, 2.0, 3.0], dtype=np.float32))

@@ -18,6 +18,10 @@ from cfglint.sampling.samplers import CandleSampling, MlxSampler, TransformersSa
 
 Closure = Callable[[np.ndarray], np.ndarray]
 
+# A tiny temperature overflows float32 and a row of -inf has no softmax: the runtimes compute the same inf and
+# NaN without a word, and the outcome says what follows (sampling fails). numpy would warn on stderr instead.
+_as_runtimes_compute = np.errstate(over="ignore", divide="ignore", invalid="ignore")
+
 
 class SamplerError(Exception):
     """The runtime itself fails with these settings on these logits."""
@@ -46,6 +50,7 @@ def as_logits(values) -> np.ndarray:
 
 
 # transformers 5.24: TemperatureLogitsWarper -> TopKLogitsWarper -> TopPLogitsWarper -> MinPLogitsWarper.
+@_as_runtimes_compute
 def transformers(logits: np.ndarray, sampler: TransformersSampler) -> Outcome:
     x = as_logits(logits)
     if sampler.error:
@@ -55,6 +60,7 @@ def transformers(logits: np.ndarray, sampler: TransformersSampler) -> Outcome:
     return _outcome(transformers_scores(x, sampler))
 
 
+@_as_runtimes_compute
 def transformers_scores(x: np.ndarray, sampler: TransformersSampler) -> np.ndarray:
     """The processed scores generate() samples from (-inf where a warper removed the token)."""
     if sampler.tempered:
@@ -98,6 +104,7 @@ def _untempered(sampler: TransformersSampler) -> TransformersSampler:
 
 
 # candle 0.11 `LogitsProcessor::sample_f`: temperature, softmax, the closure, then the variant's filter.
+@_as_runtimes_compute
 def candle(logits: np.ndarray, sampling: CandleSampling, closure: Optional[Closure] = None) -> Outcome:
     x = as_logits(logits)
     if sampling.variant == "ArgMax":
@@ -175,6 +182,7 @@ def _weighted(weights: np.ndarray) -> Outcome:
 
 
 # mlx-lm `make_sampler`: top_p, min_p, top_k on the untempered log-probs; temperature last.
+@_as_runtimes_compute
 def mlx(logits: np.ndarray, sampler: MlxSampler) -> Outcome:
     x = as_logits(logits)
     if sampler.temp == 0:
