@@ -60,7 +60,6 @@ def transformers(logits: np.ndarray, sampler: TransformersSampler) -> Outcome:
     return _outcome(transformers_scores(x, sampler))
 
 
-@_as_runtimes_compute
 def transformers_scores(x: np.ndarray, sampler: TransformersSampler) -> np.ndarray:
     """The processed scores generate() samples from (-inf where a warper removed the token)."""
     if sampler.tempered:
