@@ -29,6 +29,8 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from cfglint.knowledge.entry import inner_type
+
 CRATE_DIR = Path(__file__).resolve().parent / "serde"
 TARGET_DIR = CRATE_DIR / "target"
 BINARY = TARGET_DIR / "release" / "serde-replica"
@@ -143,10 +145,10 @@ def _rust_string(text: str) -> str:
 
 
 def _rust_type(type_name: str) -> str:
-    if type_name.startswith("option<") and type_name.endswith(">"):
-        return f"Option<{_rust_type(type_name[7:-1])}>"
-    if type_name.startswith("list<") and type_name.endswith(">"):
-        return f"Vec<{_rust_type(type_name[5:-1])}>"
+    for wrapper, rust in (("option", "Option"), ("list", "Vec")):
+        inner = inner_type(type_name, wrapper)
+        if inner is not None:
+            return f"{rust}<{_rust_type(inner)}>"
     scalars = {"usize": "usize", "u32": "u32", "f32": "f32", "f64": "f64", "bool": "bool", "string": "String",
                "json": "serde_json::Value", "eos": "EosToks", "activation": "Activation"}
     if type_name not in scalars:
@@ -156,11 +158,11 @@ def _rust_type(type_name: str) -> str:
 
 def _rust_value(type_name: str, value: object, variants: dict[str, str]) -> str:
     """A Rust expression of `type_name` holding `value` (a `#[serde(default = ...)]` body)."""
-    if type_name.startswith("option<"):
-        inner = type_name[7:-1]
+    inner = inner_type(type_name, "option")
+    if inner is not None:
         return "None" if value is None else f"Some({_rust_value(inner, value, variants)})"
-    if type_name.startswith("list<"):
-        inner = type_name[5:-1]
+    inner = inner_type(type_name, "list")
+    if inner is not None:
         return "vec![" + ", ".join(_rust_value(inner, v, variants) for v in value) + "]"  # type: ignore[union-attr]
     if type_name in ("usize", "u32"):
         return f"{int(value)}{type_name}"  # type: ignore[call-overload]

@@ -79,6 +79,13 @@ class Struct(NamedTuple):
     doc: str = ""
 
 
+def inner_type(type_name: str, wrapper: str) -> str | None:
+    """T of a field type `wrapper<T>` (`inner_type("option<usize>", "option")` is "usize"), else None."""
+    if type_name.startswith(wrapper + "<") and type_name.endswith(">"):
+        return type_name[len(wrapper) + 1 : -1]
+    return None
+
+
 def fields(**declared: str | Field | tuple[str, Any]) -> dict[str, Field]:
     """`fields(vocab_size="usize", rope_theta=("f64", 10000.0))`: a type, or a (type, default) pair."""
     out = {}

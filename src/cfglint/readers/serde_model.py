@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Strict, create_model
 
 from cfglint import knowledge
 from cfglint.consumers.serde import F32, F64, U32, Bool, Rust, USize
-from cfglint.knowledge.entry import REQUIRED, Entry, Struct
+from cfglint.knowledge.entry import REQUIRED, Entry, Struct, inner_type
 from cfglint.serde_json import EXPECTED
 
 String = Annotated[str, Strict(), Rust(EXPECTED["string"])]
@@ -31,8 +31,9 @@ def _activation(runtime: str) -> Any:
 
 
 def annotation(type_name: str, runtime: str, types: Mapping[str, Any] = MappingProxyType({})) -> Any:
-    if type_name.startswith("option<") and type_name.endswith(">"):
-        return Optional[annotation(type_name[7:-1], runtime, types)]
+    inner = inner_type(type_name, "option")
+    if inner is not None:
+        return Optional[annotation(inner, runtime, types)]
     named = types.get(type_name)
     if isinstance(named, Struct):
         return Annotated[model_of(named), Rust(f"struct {named.struct}")]
@@ -43,8 +44,9 @@ def annotation(type_name: str, runtime: str, types: Mapping[str, Any] = MappingP
         return Annotated[Union[U32, list[U32]], Rust(f"untagged enum {name}", untagged=True)]
     if type_name == "activation":
         return _activation(runtime)
-    if type_name.startswith("list<") and type_name.endswith(">"):
-        return Annotated[list[annotation(type_name[5:-1], runtime)], Rust("a sequence")]  # type: ignore[misc]  # an element type built at run time
+    element = inner_type(type_name, "list")
+    if element is not None:
+        return Annotated[list[annotation(element, runtime)], Rust("a sequence")]  # type: ignore[misc]  # an element type built at run time
     if type_name not in SCALARS:
         raise ValueError(f"unknown serde field type {type_name!r}")
     return SCALARS[type_name]
@@ -66,7 +68,7 @@ def _build(entry: Entry | Struct) -> type[BaseModel]:
         kind = annotation(spec.type, entry.runtime, types)
         if spec.default is not REQUIRED:
             declared[name] = (kind, spec.default)
-        elif spec.type.startswith("option<"):
+        elif inner_type(spec.type, "option") is not None:
             declared[name] = (kind, None)
         else:
             declared[name] = (kind, ...)

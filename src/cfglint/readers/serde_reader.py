@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 from cfglint import knowledge
 from cfglint.consumers.base import Failure, View
 from cfglint.document import Document, escape
-from cfglint.knowledge.entry import REQUIRED, Entry, Struct
+from cfglint.knowledge.entry import REQUIRED, Entry, Struct, inner_type
 from cfglint.readers.values import fill
 from cfglint.serde_json import UNSIGNED_MAX, f32, refusal
 
@@ -63,8 +63,9 @@ _SCALARS = {"usize": _usize, "u32": _u32, "f32": _float, "f64": _float, "bool": 
 
 def _checker(type_name: str, runtime: str, types: Mapping[str, Any]) -> Callable[[Any], Any]:
     """The value serde holds for a JSON value of this field type, _REFUSED, or (a nested struct) its Failure."""
-    if type_name.startswith("option<"):
-        return _optional(_checker(type_name[7:-1], runtime, types))
+    inner = inner_type(type_name, "option")
+    if inner is not None:
+        return _optional(_checker(inner, runtime, types))
     named = types.get(type_name)
     if isinstance(named, Struct):  # a nested struct: its members, walked as the outer ones are
         return lambda value: _struct(named, value) if type(value) is dict else _REFUSED
@@ -100,9 +101,9 @@ def _fields(entry: Entry | Struct) -> dict[str, _Field]:
     if id(entry) not in _FIELDS:
         out = {}
         for name, spec in entry.fields.items():
-            optional = spec.type.startswith("option<")
-            base = spec.type[7:-1] if optional else spec.type
-            default = None if spec.default is REQUIRED and optional else _ABSENT if spec.default is REQUIRED else spec.default
+            inner = inner_type(spec.type, "option")
+            base = inner or spec.type
+            default = None if spec.default is REQUIRED and inner is not None else _ABSENT if spec.default is REQUIRED else spec.default
             out[name] = _Field(_checker(spec.type, entry.runtime, getattr(entry, "types", {})), default, base if base in _SCALARS else None)
         _FIELDS[id(entry)] = out
     return _FIELDS[id(entry)]
