@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from cfglint.consumers.base import Consumer, Failure, View, llama3_scaling
-from cfglint.consumers.python_reader import take, unreadable
+from cfglint.consumers.python_reader import missing_arguments, take, unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent, floordiv
 from cfglint.reading import DEFAULT, DERIVED, FIXED
@@ -89,9 +89,7 @@ class MlxLm(Consumer):
         data = doc.data
         missing = [k for k in REQUIRED if k not in data]
         if failure is None and missing:
-            names = " and ".join(f"'{k}'" for k in missing)
-            plural = "s" if len(missing) > 1 else ""
-            failure = Failure(f"TypeError: ModelArgs.__init__() missing {len(missing)} required positional argument{plural}: {names}", "/" + missing[0], "missing")
+            failure = Failure(missing_arguments("ModelArgs", missing), "/" + missing[0], "missing")
         scaling, error = (None, None) if failure else scaling_as_built(data.get("rope_scaling"))
         if error:
             failure = scaling_failure(error)

@@ -18,6 +18,18 @@ def unreadable(doc: Document) -> Failure | None:
     return None
 
 
+def missing_arguments(struct: str, missing: list[str]) -> str:
+    """The TypeError a dataclass raises when keys it requires are absent, worded as CPython words it
+    (format_missing in ceval.c): 'a'; 'a' and 'b'; 'a', 'b', and 'c'."""
+    quoted = [f"'{name}'" for name in missing]
+    if len(quoted) <= 2:
+        names = " and ".join(quoted)
+    else:
+        names = ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+    plural = "s" if len(missing) > 1 else ""
+    return f"TypeError: {struct}.__init__() missing {len(missing)} required positional argument{plural}: {names}"
+
+
 def take(reading: Reading, data: dict, key: str, default: Any) -> Any:
     """data[key] when present (even null: Python passes it on), else the runtime's default."""
     if key in data:

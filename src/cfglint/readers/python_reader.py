@@ -6,16 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from cfglint.consumers.base import Failure, View
-from cfglint.consumers.python_reader import unreadable
+from cfglint.consumers.python_reader import missing_arguments, unreadable
 from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.readers.values import defaults, fill
-
-
-def _missing_message(entry: Entry, missing: list[str]) -> str:
-    names = " and ".join(f"'{k}'" for k in missing)
-    plural = "s" if len(missing) > 1 else ""
-    return f"TypeError: {entry.struct}.__init__() missing {len(missing)} required positional argument{plural}: {names}"
 
 
 def read(entry: Entry, doc: Document, intent: Any) -> View:
@@ -27,7 +21,7 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
     if entry.reader == "dataclass":
         missing = [k for k, f in entry.fields.items() if f.default is REQUIRED and k not in data]
         if missing:
-            return view.fail(Failure(_missing_message(entry, missing), "/" + missing[0], "missing"))
+            return view.fail(Failure(missing_arguments(entry.struct, missing), "/" + missing[0], "missing"))
         env = {**defaults(entry), **{k: v for k, v in data.items() if k in entry.fields}}
     else:  # kwargs: every key becomes an attribute
         env = {**defaults(entry), **data}
