@@ -80,7 +80,7 @@ class Shape:
     head_dim: int
     vocab: int
     head_dim_key: str  # "head_dim" when the reader takes it from the file, else "num_attention_heads"
-    kv_given: bool  # False when num_key_value_heads is the head count by default
+    kv_given: bool  # False when num_key_value_heads is not written (the reading's default)
     moe: MoeShape | None = None  # a mixture of experts' numbers
     mla: MlaShape | None = None  # latent attention's sizes (DeepSeek); head_dim is then the q/k head size
 
@@ -245,7 +245,8 @@ def expected(s: Shape, *, tie: bool, attention_bias: bool | str, mlp_bias: bool,
     q_key = "head_dim" if s.head_dim_key == "head_dim" else "num_attention_heads"
     q = Axis(s.heads * s.head_dim, q_key, f"num_attention_heads {s.heads} × head_dim {s.head_dim}")
     kv_key = "num_key_value_heads"  # given or defaulted to the head count, it is the key to write
-    kv_heads = f"num_key_value_heads {s.kv_heads}" if s.kv_given else f"num_key_value_heads not written, so {s.kv_heads} (the head count)"
+    fallback = "the head count" if s.kv_heads == s.heads else "the runtime's default"  # mlx-lm's Gemma 3: 1
+    kv_heads = f"num_key_value_heads {s.kv_heads}" if s.kv_given else f"num_key_value_heads not written, so {s.kv_heads} ({fallback})"
     kv = Axis(s.kv_heads * s.head_dim, kv_key, f"{kv_heads} × head_dim {s.head_dim}")
 
     if layout.latent and s.mla is not None:
