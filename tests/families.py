@@ -23,6 +23,9 @@ SCALINGS = {
 }
 
 
+CLASS_DEFAULTED = ("max_position_embeddings", "rms_norm_eps", "num_key_value_heads")
+
+
 def variants(family: str) -> dict[str, dict]:
     """The family's variants in the transformers 4 layout (top-level rope_theta / rope_scaling)."""
     base = BASES[family]
@@ -54,6 +57,8 @@ def variants(family: str) -> dict[str, dict]:
     tie_absent = copy.deepcopy(base)
     tie_absent.pop("tie_word_embeddings")
     out["tie-absent"] = tie_absent
+    # Keys the config class defaults (AutoConfig fills them; the Rust and dataclass readers may not).
+    out["defaults-absent"] = {k: v for k, v in copy.deepcopy(base).items() if k not in CLASS_DEFAULTED}
     return out
 
 

@@ -3,6 +3,9 @@ sources are complete, and a family is either an entry or listed as missing, neve
 
 from __future__ import annotations
 
+import re
+import string
+
 import pytest
 
 from cfglint import knowledge
@@ -19,6 +22,10 @@ def test_entry_is_well_formed(runtime, entry):
     for text in (*entry.derive.values(), *(c.when for c in entry.checks)):
         compile_expression(text)
     assert entry.source.repo and entry.source.path and entry.source.ref
+    for check in entry.checks:  # a refusal quotes values the runtime read, never a name the reading lacks
+        for _, name, _, _ in string.Formatter().parse(check.message):
+            if name and not name.startswith("'"):  # a quoted name is a Python set printed in the message
+                assert re.split(r"[\[.]", name)[0] in entry.fields, (check.message, name)
     assert entry.reader in ("serde", "dataclass", "kwargs", "converter", "transformers-5")
     if entry.reader == "serde":
         for spec in entry.fields.values():

@@ -12,15 +12,9 @@ from typing import Any, Iterator
 
 from cfglint.gguf import FILE_PLACEHOLDER
 from cfglint.gguf.runs import MLA_ARCHS, DEFAULT, DEFAULT_FREQ_BASE, REFUSED, Ran, Runs, finite
+from cfglint.knowledge.llama_cpp import ARCH_OF_FAMILY
 from cfglint.reading import same, show
 
-# The GGUF architecture llama.cpp's converter writes for each family cfglint models (convert_hf_to_gguf.py,
-# conversion/*.py `@ModelBase.register` and `model_arch`): Mistral and Mixtral convert as llama.
-ARCH_OF_FAMILY = {
-    "llama": "llama", "mistral": "llama", "mixtral": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "gemma": "gemma",
-    "gemma2": "gemma2", "gemma3_text": "gemma3", "phi3": "phi3", "qwen2_moe": "qwen2moe", "qwen3_moe": "qwen3moe",
-    "granite": "granite", "olmo2": "olmo2", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2", "gpt_oss": "gpt-oss",
-}  # fmt: skip
 # The config key each dimension is converted from, per GGUF value (convert_hf_to_gguf.py set_gguf_parameters).
 DIMENSIONS = (
     ("block_count", "num_hidden_layers"), ("embedding_length", "hidden_size"), ("head_count", "num_attention_heads"),

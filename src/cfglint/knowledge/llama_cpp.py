@@ -23,6 +23,13 @@ REF = "llama-cpp-python 0.3.36 sdist"
 MISSING: tuple[str, ...] = ()
 # ModelBase.load_hparams merges text_config into the top of the hparams (conversion/base.py).
 TEXT_CONFIG = {"gemma3": "/text_config"}
+# The GGUF architecture the converter writes for each family cfglint models (convert_hf_to_gguf.py,
+# conversion/*.py `@ModelBase.register` and `model_arch`): Mistral and Mixtral convert as llama.
+ARCH_OF_FAMILY = {
+    "llama": "llama", "mistral": "llama", "mixtral": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "gemma": "gemma",
+    "gemma2": "gemma2", "gemma3_text": "gemma3", "phi3": "phi3", "qwen2_moe": "qwen2moe", "qwen3_moe": "qwen3moe",
+    "granite": "granite", "olmo2": "olmo2", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2", "gpt_oss": "gpt-oss",
+}  # fmt: skip
 
 _ANY = Field("any", None)
 
@@ -91,11 +98,11 @@ _BASE_DERIVE = {
 # files already set that token.
 _SPECIAL_CHECKS = (
     Check("int(eos_token_id) is not None and eos_token_id < 0",
-          "invalid value for special token type eos: {tid}", "/eos_token_id"),
+          "invalid value for special token type eos: {eos_token_id}", "/eos_token_id"),
     Check("int(bos_token_id) is not None and bos_token_id < 0",
-          "invalid value for special token type bos: {tid}", "/bos_token_id"),
+          "invalid value for special token type bos: {bos_token_id}", "/bos_token_id"),
     Check("int(pad_token_id) is not None and pad_token_id < 0",
-          "invalid value for special token type pad: {tid}", "/pad_token_id"),
+          "invalid value for special token type pad: {pad_token_id}", "/pad_token_id"),
 )
 # llama-model.cpp:1321 / src/models/<arch>.cpp: keys the runtime requires but the converter writes only
 # when the config has them.
@@ -107,18 +114,22 @@ _EXPERTS_USED = Check("num_experts_per_tok is None", _NO_EXPERTS_USED, "/num_exp
 _EXPERT_COUNT = Check("num_local_experts is None and num_experts is None",
                       "KeyError: could not find any of: ['num_local_experts', 'num_experts']", "/num_experts", kind="missing")
 
-_RUNTIME_KEY_CHECKS = (
-    Check("max_position_embeddings is None", "key not found in model: {arch}.context_length",
-          "/max_position_embeddings"),
-    Check("rms_norm_eps is None", "key not found in model: {arch}.attention.layer_norm_rms_epsilon",
-          "/rms_norm_eps"),
-)
+def _runtime_keys(family: str) -> tuple[Check, ...]:
+    """llama-model-loader.cpp get_key: the key, named with the family's GGUF architecture, is not in the file."""
+    arch = ARCH_OF_FAMILY[family]
+    return (
+        Check("max_position_embeddings is None", f"key not found in model: {arch}.context_length",
+              "/max_position_embeddings"),
+        Check("rms_norm_eps is None", f"key not found in model: {arch}.attention.layer_norm_rms_epsilon",
+              "/rms_norm_eps"),
+    )
 # A tied checkpoint has no lm_head.weight; these archs create `output` without TENSOR_NOT_REQUIRED.
 _OUTPUT_REQUIRED = Check("tie_word_embeddings", "missing tensor 'output.weight'",
                          "/tie_word_embeddings", kind="tensors")
 # q/k/v biases are optional in create_tensor_qkv, but these archs never create attn_output.bias.
 _NO_O_BIAS = Check("attention_bias",
-                   "done_getting_tensors: wrong number of tensors; expected {n_tensors}, got {n_created}",
+                   "done_getting_tensors: wrong number of tensors; expected N, got N - {num_hidden_layers} "
+                   "(no layer creates attn_output.bias)",
                    "/attention_bias", kind="tensors")
 
 _LOCAL_THETA = (
@@ -141,7 +152,7 @@ ENTRIES: tuple[Entry, ...] = (
         fields=dict(_BASE_FIELDS),
         derive={**_BASE_DERIVE, "attention_bias": "'q/k/v'", "tie_word_embeddings": "tie_word_embeddings"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        checks=_SPECIAL_CHECKS + _runtime_keys("qwen2"),
         notes="No sliding window is written (use_sliding_window/max_window_layers are never read); biases and "
               "the output head come from the tensors present (no lm_head.weight -> token embeddings).",
     ),
@@ -151,7 +162,7 @@ ENTRIES: tuple[Entry, ...] = (
         fields=dict(_BASE_FIELDS),
         derive={**_BASE_DERIVE, "attention_bias": "attention_bias", "tie_word_embeddings": "tie_word_embeddings"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        checks=_SPECIAL_CHECKS + _runtime_keys("qwen3"),
         notes="head_dim is written as attention.key_length only when not None; sliding_window is never read. "
               "Output head: output.weight iff lm_head.weight is in the checkpoint.",
     ),
@@ -163,7 +174,7 @@ ENTRIES: tuple[Entry, ...] = (
                 "num_key_value_heads": Field("any", REQUIRED), "vocab_size": Field("any", REQUIRED)},
         derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings", "partial_rotary_factor": "1.0"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS,
+        checks=_SPECIAL_CHECKS + _runtime_keys("mistral"),
         notes="Converted as arch 'llama': sliding_window is never written, every layer attends fully. "
               "rope.dimension_count = head_dim or hidden//heads (the runtime refuses n_rot != head size).",
     ),
@@ -341,7 +352,7 @@ ENTRIES: tuple[Entry, ...] = (
         # LlamaModel writes rope.dimension_count = head_dim: every dimension rotates.
         derive={**_BASE_DERIVE, "attention_bias": "False", "tie_word_embeddings": "tie_word_embeddings", "partial_rotary_factor": "1.0"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERTS_USED,),
+        checks=_SPECIAL_CHECKS + _runtime_keys("mixtral") + (_EXPERTS_USED,),
         notes="Converted as arch 'llama' with expert tensors; sliding_window is never written. "
               "num_local_experts is indexed with [...] when the expert tensors are merged.",
     ),
@@ -353,7 +364,7 @@ ENTRIES: tuple[Entry, ...] = (
                 "shared_expert_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "'q/k/v' if qkv_bias else False", "tie_word_embeddings": "False"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _EXPERTS_USED, _OUTPUT_REQUIRED),
+        checks=_SPECIAL_CHECKS + _runtime_keys("qwen2_moe") + (_EXPERT_COUNT, _EXPERTS_USED, _OUTPUT_REQUIRED),
         notes="qwen2moe.cpp creates output.weight as required (no fallback to the embeddings). "
               "sliding_window / use_sliding_window are never read.",
     ),
@@ -364,7 +375,7 @@ ENTRIES: tuple[Entry, ...] = (
                 "moe_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "attention_bias", "tie_word_embeddings": "tie_word_embeddings"},
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_EXPERT_COUNT, _EXPERTS_USED),
+        checks=_SPECIAL_CHECKS + _runtime_keys("qwen3_moe") + (_EXPERT_COUNT, _EXPERTS_USED),
         notes="head_dim written only when present in hparams (the 5.x class has none unless given).",
     ),
     Entry(
@@ -381,7 +392,7 @@ ENTRIES: tuple[Entry, ...] = (
                            "if int(sliding_window) else " + _FULL,
         },
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (_OUTPUT_REQUIRED, _NO_O_BIAS),
+        checks=_SPECIAL_CHECKS + _runtime_keys("olmo2") + (_OUTPUT_REQUIRED, _NO_O_BIAS),
         notes="A window is written only if the hparams have a sliding_window key (Olmo2Config has none); "
               "the per-layer pattern is then layer_types or every 4th layer full.",
     ),
@@ -403,7 +414,7 @@ ENTRIES: tuple[Entry, ...] = (
                                      "else hidden_size // num_attention_heads",
         },
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (
+        checks=_SPECIAL_CHECKS + _runtime_keys("granite") + (
             Check("not logits_scaling", "key not found in model: granite.logit_scale", "/logits_scaling"),
         ),
         notes="head_dim is popped ('Ignoring head_dim ... for Granite'); multipliers are written only when truthy "
@@ -442,10 +453,14 @@ ENTRIES: tuple[Entry, ...] = (
         },
         rope="converter",
         checks=_SPECIAL_CHECKS + (
-            Check("max_position_embeddings is None", "key not found in model: deepseek2.context_length",
-                  "/max_position_embeddings"),
+            _runtime_keys("deepseek_v2")[0],
+            # conversion/deepseek.py modify_tensors splits kv_b_proj.weight by the hparams' num_key_value_heads,
+            # and transformers builds it with one block per attention head (DeepSeek-V3's class default is 128).
+            Check("num_key_value_heads != num_attention_heads",
+                  "AssertionError: kv_b_proj.weight does not have num_key_value_heads * (v_head_dim + qk_nope_head_dim) rows",
+                  "/num_key_value_heads"),
             Check("scoring_func is not None and scoring_func not in ['sigmoid', 'softmax', 'sqrtsoftplus']",
-                  "Unsupported expert score gating function value: {score_func}", "/scoring_func"),
+                  "Unsupported expert score gating function value: {scoring_func}", "/scoring_func"),
             Check("n_routed_experts is not None and num_experts_per_tok is None", _NO_EXPERTS_USED,
                   "/num_experts_per_tok", outcome="panic"),
         ),
@@ -475,7 +490,7 @@ ENTRIES: tuple[Entry, ...] = (
             "layer_types": "pattern(num_hidden_layers, 2)",
         },
         rope="converter",
-        checks=_SPECIAL_CHECKS + _RUNTIME_KEY_CHECKS + (
+        checks=_SPECIAL_CHECKS + _runtime_keys("gpt_oss") + (
             Check("sliding_window is None", "required argument is not an integer", "/sliding_window"),
             _OUTPUT_REQUIRED,
             _EXPERTS_USED,

@@ -5,11 +5,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from cfglint import knowledge
 from cfglint.consumers.base import Failure, View
 from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
-from cfglint.readers.values import defaults, fill
+from cfglint.knowledge.expr import compile_expression
+from cfglint.readers.values import IMPLIED, defaults, fill
+
+
+_HPARAM_DEFAULTS: dict[int, dict[str, Any]] = {}  # entries live as long as the process
+
+
+def hparam_defaults(entry: Entry) -> dict[str, Any]:
+    """What the converter's hparams hold for a key config.json leaves out: to_dict() carries every attribute
+    of transformers 5's config class, so its default (max_position_embeddings, rms_norm_eps, the Gemmas'
+    tie_word_embeddings true, ...), else the converter's own fallback. A shared dict: callers copy it."""
+    if id(entry) not in _HPARAM_DEFAULTS:
+        reference = knowledge.entry("transformers-5", entry.family)
+        _HPARAM_DEFAULTS[id(entry)] = {**defaults(entry), **(defaults(reference) if reference is not None else {})}
+    return _HPARAM_DEFAULTS[id(entry)]
 
 
 def read(entry: Entry, doc: Document, intent: Any) -> View:
@@ -18,14 +33,10 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
     if failure:
         return view.fail(failure)
     data = doc.data
-    env = {**defaults(entry), **data}
-    if "tie_word_embeddings" not in data:
-        # to_dict() always carries the config class's tie_word_embeddings (True for the Gemmas).
-        from cfglint import knowledge
-
-        reference = knowledge.entry("transformers-5", entry.family)
-        if reference is not None and "tie_word_embeddings" in reference.fields:
-            env["tie_word_embeddings"] = reference.fields["tie_word_embeddings"].default
+    env = {**hparam_defaults(entry), **data}
+    for key, expression in IMPLIED.items():  # what the config class derives when it is None
+        if env.get(key) is None:
+            env[key] = compile_expression(expression)(env)
     missing = [k for k, f in entry.fields.items() if f.default is REQUIRED and env.get(k) is None]
     if missing:
         return view.fail(Failure(f"KeyError: '{missing[0]}'", "/" + missing[0], "missing"))

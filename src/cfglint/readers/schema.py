@@ -14,7 +14,15 @@ def model_of(entry: Entry) -> type[BaseModel]:
         from cfglint.readers.serde_model import model_of as serde_model
 
         return serde_model(entry)
-    # The Python readers check no types: every field takes any value, required ones must be present.
-    declared: dict[str, Any] = {n: (Any, ... if f.default is REQUIRED else f.default) for n, f in entry.fields.items()}
+    # The Python readers check no types: every field takes any value, required ones must be present (for the
+    # converter, present in the hparams, which transformers 5's config class fills in).
+    filled: dict[str, Any] = {}
+    if entry.reader == "converter":
+        from cfglint.readers.converter import hparam_defaults
+
+        filled = hparam_defaults(entry)
+    declared: dict[str, Any] = {
+        n: (Any, filled.get(n, f.default) if n in filled or f.default is not REQUIRED else ...) for n, f in entry.fields.items()
+    }
     extra: Literal["ignore", "allow"] = "ignore" if entry.reader == "dataclass" else "allow"
     return create_model(entry.struct, __config__=ConfigDict(extra=extra), **declared)
