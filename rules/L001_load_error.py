@@ -16,17 +16,24 @@ stop. A config that "works in transformers" can still fail everywhere else.
 candle refuses to load (invalid type: floating point `576.0`, expected usize).
 
 ## Fix safety
-No automatic fix.
+Safe where a runtime requires a key transformers 5 fills in from its config class (`rms_norm_eps`,
+`max_position_embeddings`): the fix writes the value transformers 5 reads, so its reading stays the same
+and the runtime finds the key. Not for `num_key_value_heads`, which shapes the K/V projections: the weights
+say which value the checkpoint needs (W004). No automatic fix for a value of the wrong type.
 """
 
-from cfglint.diagnostics import Effect, Finding
+from cfglint.diagnostics import Applicability, Edit, Effect, Finding, Fix
+from cfglint.reading import show
 from cfglint.rule import describe, fails
 
 CODE = "L001"
 NAME = "load-error"
 SEVERITY = "error"
+# Keys the config classes default and the Rust and dataclass readers require: writing transformers 5's value
+# keeps its reading. Not what shapes a tensor: a class default is not the checkpoint's (W004 says which is).
+FILLABLE = ("rms_norm_eps", "max_position_embeddings")
 # Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
-CONFIG_KEYS = ()
+CONFIG_KEYS = FILLABLE
 
 
 def check(ctx):
@@ -40,4 +47,14 @@ def check(ctx):
         groups.setdefault(view.failure.pointer, []).append(fails(name, view))
     for pointer, effects in groups.items():
         key = pointer.rsplit("/", 1)[-1] or "config"
-        yield Finding(f"{key}: {describe(effects)}", pointer, tuple(effects))
+        yield Finding(f"{key}: {describe(effects)}", pointer, tuple(effects), _filled(ctx, key, pointer))
+
+
+def _filled(ctx, key: str, pointer: str) -> Fix | None:
+    """Write the value transformers 5 reads for a fillable key the file leaves out."""
+    if key not in FILLABLE or pointer != ctx.at(key) or key in ctx.config or ctx.intent is None:
+        return None
+    value = ctx.intent.values.get(key)
+    if value is None or isinstance(value, bool):
+        return None
+    return Fix(f'add "{key}": {show(value)} (what transformers 5 reads)', Applicability.SAFE, (Edit("set", pointer, value),))
