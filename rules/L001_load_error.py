@@ -55,6 +55,6 @@ def _filled(ctx, key: str, pointer: str) -> Fix | None:
     if key not in FILLABLE or pointer != ctx.at(key) or key in ctx.config or ctx.intent is None:
         return None
     value = ctx.intent.values.get(key)
-    if value is None or isinstance(value, bool):
+    if value is None:
         return None
     return Fix(f'add "{key}": {show(value)} (what transformers 5 reads)', Applicability.SAFE, (Edit("set", pointer, value),))

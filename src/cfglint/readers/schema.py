@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from cfglint.knowledge.entry import REQUIRED, Entry
+from cfglint.knowledge.entry import Entry
 
 
 def model_of(entry: Entry) -> type[BaseModel]:
@@ -16,13 +16,11 @@ def model_of(entry: Entry) -> type[BaseModel]:
         return serde_model(entry)
     # The Python readers check no types: every field takes any value, required ones must be present (for the
     # converter, present in the hparams, which transformers 5's config class fills in).
-    filled: dict[str, Any] = {}
     if entry.reader == "converter":
-        from cfglint.readers.converter import hparam_defaults
-
-        filled = hparam_defaults(entry)
-    declared: dict[str, Any] = {
-        n: (Any, filled.get(n, f.default) if n in filled or f.default is not REQUIRED else ...) for n, f in entry.fields.items()
-    }
+        from cfglint.readers.converter import hparam_defaults as given
+    else:
+        from cfglint.readers.values import defaults as given
+    defaulted = given(entry)
+    declared: dict[str, Any] = {n: (Any, defaulted[n] if n in defaulted else ...) for n in entry.fields}
     extra: Literal["ignore", "allow"] = "ignore" if entry.reader == "dataclass" else "allow"
     return create_model(entry.struct, __config__=ConfigDict(extra=extra), **declared)

@@ -203,7 +203,7 @@ def _conversions(entry: Entry) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
         for name, spec in entry.fields.items():
             if "activation" in spec.type:
                 out.append((name, lambda value: meaning.get(value, value) if type(value) is str else value))
-            elif spec.type in ("f32", "option<f32>"):
+            elif (inner_type(spec.type, "option") or spec.type) == "f32":
                 out.append((name, lambda value: f32(value) if type(value) is float else value))
         _CONVERSIONS[id(entry)] = tuple(out)
     return _CONVERSIONS[id(entry)]
