@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from cfglint import engine, memo
+from cfglint import document, engine, memo
+from cfglint.diagnostics import Finding, Severity
+from cfglint.rule import Rule
 from cfglint.session import Session
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
@@ -188,3 +190,34 @@ def test_values_a_runtime_tells_apart_are_different_keys() -> None:
     keys = [memo.frozen(v) for v in values]
     assert len(set(keys)) == len(values)
     assert [memo.frozen(v) for v in json.loads(json.dumps(values))] == keys  # the same value read again: the same key
+
+
+@pytest.mark.parametrize(("sample", "key"), [
+    ("qwen2.5-0.5b-instruct-tf5", "my_marker"),  # a key no Qwen2 reading consults
+    ("smollm2-135m-instruct-tf5", "_name_or_path"),  # one of LLAMA_UNREAD
+])
+def test_kept_findings_follow_the_keys_the_readings_do_not_settle(tmp_path: Path, sample: str, key: str) -> None:
+    """Files whose readings are the same kept ones may differ in a key a kept rule names: each gets that
+    rule's findings for its own value."""
+
+    def check(ctx):
+        if key in ctx.config:
+            yield Finding(f"{key} {ctx.config[key]}", "/" + key)
+
+    rule = Rule("X900", "marker", Severity.WARNING, check, "", config_keys=(key,))
+    data = json.loads((SAMPLES / sample / "config.json").read_text(encoding="utf-8"))
+    data.pop(key, None)
+    consumers = Session().consumers
+    markers = ("a", "b", "b", None, "a")
+    found, serials = [], set()
+    with memo.run():
+        for i, marker in enumerate(markers):
+            folder = tmp_path / f"{i}"
+            folder.mkdir()
+            written = data if marker is None else {**data, key: marker}
+            (folder / "config.json").write_text(json.dumps(written, indent=2), encoding="utf-8")
+            ctx = engine.context_of(document.load(folder / "config.json"), consumers)
+            serials.add(ctx.intent.serial)
+            found.append([d.message for d in engine.lint(ctx, [rule], str(folder))])
+    assert len(serials) == 1  # one kept reading served them all
+    assert found == [[f"{key} {m}"] if m is not None else [] for m in markers]

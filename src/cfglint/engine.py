@@ -67,11 +67,14 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
     doc = ctx.doc
     plan = _plan(rules)
     serial = ctx.intent.serial if ctx.intent is not None else None
-    kept = _kept_findings(serial, plan, ctx) if serial is not None else {}
+    if serial is None:
+        found = [(rule, rule.check(ctx)) for rule in plan.running(parts_of(ctx), False)]
+    else:  # the kept rules' findings, worked out once for their values, and the other rules run
+        found = [(rule, rule.check(ctx)) for rule in plan.running(parts_of(ctx), True)]
+        found += _kept_findings(serial, plan, ctx)
     out = []
-    for rule in plan.running(parts_of(ctx)):
-        found = kept.get(rule.check)  # a kept rule's findings, () when it has none
-        for finding in rule.check(ctx) if found is None else found:
+    for rule, findings in found:
+        for finding in findings:
             if finding.offset is not None:
                 line, column = doc.position(finding.offset)
             else:
@@ -94,19 +97,22 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
 
 
 class _Plan(NamedTuple):
-    """How a list of rules runs: the rules that name their CONFIG_KEYS (cfglint.memo), their checks and all
-    the keys they name; and, for each set of context parts, the rules whose REQUIRES it meets, in order."""
+    """How a list of rules runs: the rules whose findings are kept (they name their CONFIG_KEYS, cfglint.memo,
+    and require no part of a context), their checks and all the keys they name; and, for each set of
+    context parts, the rules whose REQUIRES it meets, in order, with or without the kept ones."""
 
     rules: list[Rule]
     kept: tuple[Rule, ...]
     checks: tuple[Callable, ...]
     keys: tuple[str, ...]
-    by_parts: dict[frozenset[str], list[Rule]]
+    by_parts: dict[tuple[frozenset[str], bool], list[Rule]]
 
-    def running(self, parts: frozenset[str]) -> list[Rule]:
-        if parts not in self.by_parts:
-            self.by_parts[parts] = [rule for rule in self.rules if rule.requires <= parts]
-        return self.by_parts[parts]
+    def running(self, parts: frozenset[str], without_kept: bool) -> list[Rule]:
+        key = parts, without_kept
+        if key not in self.by_parts:
+            left_out = self.kept if without_kept else ()
+            self.by_parts[key] = [rule for rule in self.rules if rule.requires <= parts and rule not in left_out]
+        return self.by_parts[key]
 
 
 _last: list[_Plan] = []  # for the last list of rules: a policy gives every file no suppression covers the same one
@@ -115,16 +121,23 @@ _last: list[_Plan] = []  # for the last list of rules: a policy gives every file
 def _plan(rules: list[Rule]) -> _Plan:
     plan = _last[0] if _last else None
     if plan is None or plan.rules is not rules:
-        kept = tuple(rule for rule in rules if rule.config_keys is not None)
+        kept = tuple(rule for rule in rules if rule.config_keys is not None and not rule.requires)
         keys = tuple(sorted({k for rule in kept for k in rule.config_keys or ()}))
         plan = _Plan(rules, kept, tuple(rule.check for rule in kept), keys, {})
         _last[:] = [plan]
     return plan
 
 
-def _kept_findings(serial: int, plan: _Plan, ctx: Context) -> dict[Callable, tuple[Finding, ...]]:
-    """The findings of the rules that name their CONFIG_KEYS, by rule check: worked out once per run for the
-    kept readings of this serial and the values of those keys (cfglint.memo)."""
+def _kept_findings(serial: int, plan: _Plan, ctx: Context) -> tuple[tuple[Rule, tuple[Finding, ...]], ...]:
+    """The kept rules that find something, with their findings: worked out once per run for the kept
+    readings of this serial and the values of the keys they name that the serial does not settle
+    (cfglint.memo)."""
     config = ctx.config
-    key = (serial, plan.checks, tuple([(k, memo.frozen(config[k])) for k in plan.keys if k in config]))
-    return memo.kept("findings", key, lambda: {rule.check: tuple(rule.check(ctx)) for rule in plan.kept})
+    keys = memo.unsettled(serial, plan.keys)
+    key = (serial, plan.checks, tuple([(k, memo.frozen(config[k])) for k in keys if k in config]))
+    return memo.kept("findings", key, lambda: _findings(plan.kept, ctx))
+
+
+def _findings(rules: tuple[Rule, ...], ctx: Context) -> tuple[tuple[Rule, tuple[Finding, ...]], ...]:
+    found = ((rule, tuple(rule.check(ctx))) for rule in rules)
+    return tuple(pair for pair in found if pair[1])

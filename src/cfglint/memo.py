@@ -12,7 +12,8 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
   keys its own entry consults, and the intent's if it consults the intent (most changes touch a key some
   runtimes never read);
 - the findings of the rules that name their CONFIG_KEYS (cfglint.rule) are kept under the serial and the
-  values of those keys (cfglint.engine keeps them here: this module sits below the rules); the
+  values of those of the keys the serial does not settle (cfglint.engine keeps them here: this module
+  sits below the rules); the
   comparisons those rules make (Context.diverging) are made once with them.
 
 A Llama file is read by hand-written readings that name no keys of their own: its intent and readings are
@@ -67,6 +68,7 @@ Readings = tuple["Intent", dict[str, "View"]]
 _serials = itertools.count(1)
 _tables: dict[str, dict[tuple, Any]] = {name: {} for name in LIMITS}
 _entries: dict[tuple, View] = {}  # one runtime's reading, by the values its entry consults
+_keyed_by: dict[int, frozenset[str] | None] = {}  # a kept intent's serial: the keys its values were kept under (None: Llama's)
 _depth = {"runs": 0, "off": 0}  # kept within a run, unless disabled
 
 
@@ -100,6 +102,7 @@ def clear() -> None:
     for table in _tables.values():
         table.clear()
     _entries.clear()
+    _keyed_by.clear()
 
 
 def _store(table: dict, limit: int, key: tuple, value: Any) -> None:
@@ -225,6 +228,7 @@ def readings(
     if family is None or not _built_in(runtimes):  # another runtime's reading may consult anything
         return read()
     # in the order written: a serde reader names the first value it refuses
+    names: frozenset[str] = frozenset()
     if family == "llama":
         members = [(k, v if type(v) in _AS_IS else frozen(v)) for k, v in doc.data.items() if k not in LLAMA_UNREAD]
     else:
@@ -237,7 +241,8 @@ def readings(
             found = read()
         finally:
             _current[0], _current[1] = None, []
-        found[0].serial = next(_serials)
+        serial = found[0].serial = next(_serials)
+        _keyed_by[serial] = None if family == "llama" else names
         return found
 
     return kept("readings", (family, runtimes, tuple(members)), afresh)
@@ -251,6 +256,22 @@ def _built_in(runtimes: tuple[str, ...]) -> bool:
 
 
 _current: list[Any] = [None, []]  # the document being read afresh, and its members as keys
+
+
+def unsettled(serial: int, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of `keys` whose values the readings kept under this serial do not settle: the intent's serial
+    names the values of every key they were kept under, absent ones included (all of a Llama file's but
+    LLAMA_UNREAD), so a table keyed by the serial needs the others' values only."""
+    if serial not in _keyed_by:
+        return keys  # emptied since: every key's value
+    return _unsettled(_keyed_by[serial], keys)
+
+
+@lru_cache(maxsize=256)
+def _unsettled(names: frozenset[str] | None, keys: tuple[str, ...]) -> tuple[str, ...]:
+    if names is None:
+        return tuple(k for k in keys if k in LLAMA_UNREAD)
+    return tuple(k for k in keys if k not in names)
 
 
 def entry_reading(entry: Entry, doc: Document, read: Callable[[], View]) -> View:
