@@ -204,6 +204,20 @@ def compile_expression(text: str) -> Callable[[Env], Any]:
     return eval(f"lambda env: {source}", {"__builtins__": {}, **_NAMES, **constants})  # noqa: S307
 
 
+def python_source(text: str, constants: dict[str, Any]) -> str:
+    """An expression as Python source over `env`, its constants added to `constants`: expressions compiled
+    into one function (compile_function) share one such dict."""
+    return _python(ast.parse(text, mode="eval").body, constants)
+
+
+def compile_function(source: str, name: str, constants: dict[str, Any]) -> Callable[..., Any]:
+    """The function `name` that `source` defines, with the language's helpers and these constants as its
+    only globals."""
+    scope: dict[str, Any] = {"__builtins__": {}, **_NAMES, **constants}
+    exec(source, scope)  # noqa: S102  (source made by this module from checked expressions)
+    return scope[name]
+
+
 @lru_cache(maxsize=None)
 def names(text: str) -> frozenset[str]:
     """The keys an expression reads (its free names; the functions it calls are not keys)."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from cfglint.consumers.base import Failure, View
 from cfglint.knowledge.entry import REQUIRED, Check, Entry
-from cfglint.knowledge.expr import compile_expression
+from cfglint.knowledge.expr import compile_expression, compile_function, python_source
 from cfglint.reading import ALL_KEYS, DEFAULT, DERIVED, FIXED
 from cfglint.readers.rope import read_rope
 
@@ -34,28 +34,29 @@ def _shape(expression: str) -> tuple[str | None, str]:
     return None, DERIVED
 
 
-# A step: (reading key, compiled expression or None for the RoPE reading's, the key that is its source when
-# present, that key's pointer, the source otherwise).
-Step = tuple[str, Optional[Callable[[dict], Any]], Optional[str], str, str]
-_PLANS: dict[int, tuple[tuple[Step, ...], tuple[tuple[Callable[[dict], Any], Check], ...]]] = {}  # entries live as long as the process
+_PLANS: dict[int, tuple[Callable[..., None], tuple[tuple[Callable[[dict], Any], Check], ...]]] = {}  # entries live as long as the process
 
 
-def plan(entry: Entry) -> tuple[tuple[Step, ...], tuple[tuple[Callable[[dict], Any], Check], ...]]:
-    """What to compute for each reading key, in report order, and the refusals' conditions: compiled once
-    per entry."""
+def plan(entry: Entry) -> tuple[Callable[..., None], tuple[tuple[Callable[[dict], Any], Check], ...]]:
+    """The function that sets every reading key the entry gives, in report order, and the refusals'
+    conditions: compiled once per entry. A key the RoPE reading gives is its; any other is its expression
+    over env, sourced from its key when the file has that key, from its fallback otherwise."""
     if id(entry) not in _PLANS:
-        out: list[Step] = []
+        constants: dict[str, Any] = {}
+        lines = ["def steps(env, present, rope, values, sources):"]
         for key in ALL_KEYS:
             expression = entry.derive.get(key) or IMPLIED.get(key)
             if expression is None and key in entry.fields:
                 expression = key
-            if expression is None:
-                out.append((key, None, None, "", ""))
-            else:
+            lines += [f"    if {key!r} in rope:", f"        values[{key!r}], sources[{key!r}] = rope[{key!r}]"]
+            if expression is not None:
                 name, fallback = _shape(expression)
-                out.append((key, compile_expression(expression), name, f"/{name}", fallback))
+                source = repr(fallback) if name is None else f"{'/' + name!r} if {name!r} in present else {fallback!r}"
+                lines += ["    else:", f"        values[{key!r}] = {python_source(expression, constants)}",
+                          f"        sources[{key!r}] = {source}"]
+        steps = compile_function("\n".join(lines) + "\n", "steps", constants)
         checks = tuple((compile_expression(check.when), check) for check in entry.checks)
-        _PLANS[id(entry)] = tuple(out), checks
+        _PLANS[id(entry)] = steps, checks
     return _PLANS[id(entry)]
 
 
@@ -74,13 +75,8 @@ def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_d
         return view.fail(Failure(f"{type(err).__name__}: {err}", "/rope_scaling" if "rope_scaling" in doc_data else "", "type"))
     if isinstance(rope, Failure):
         return view.fail(rope)
-    values, sources = view.values, view.sources
-    for key, compute, name, pointer, fallback in steps:
-        if key in rope:
-            values[key], sources[key] = rope[key]
-        elif compute is not None:
-            values[key] = compute(env)
-            sources[key] = pointer if name is not None and name in present else fallback
+    values = view.values
+    steps(env, present, rope, values, view.sources)
     kinds = values.get("layer_types")
     if isinstance(kinds, list) and "sliding_attention" not in kinds and values.get("sliding_window") is not None:
         view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied
