@@ -1,8 +1,7 @@
 """The Llama readings' plain-Python checks against the pydantic schemas that declare the same fields.
 
 transformers 5's strict type checks (consumers/transformers5.LLAMA_TYPES) refuse exactly the configs its
-pydantic schema refuses, and name the field pydantic's first error names, so pydantic is asked only to word a
-refusal; mlx-lm's list of the keys ModelArgs keeps is the schema's fields.
+pydantic schema (`cfglint schema`) refuses, and name the field pydantic's first error names; mlx-lm's list of the keys ModelArgs keeps is the schema's fields.
 """
 
 from __future__ import annotations
@@ -25,8 +24,8 @@ KEYS = [*transformers5.LLAMA_TYPES, "rope_scaling", "unknown_key"]
 
 INTS = st.integers(-(2**70), 2**70)
 VALID = {  # values each strict type takes
-    "int": INTS, "float": st.one_of(INTS, st.floats(allow_nan=False)), "str": st.text(max_size=3), "bool": st.booleans(),
-    "ids": st.one_of(st.none(), INTS, st.lists(INTS, max_size=3)), "dict": st.dictionaries(st.text(max_size=2), SCALARS, max_size=2),
+    "int": INTS, "float": st.floats(allow_nan=False), "str": st.text(max_size=3), "bool": st.booleans(),
+    "ids": st.one_of(st.none(), INTS, st.lists(INTS, max_size=3)), "rope": st.dictionaries(st.text(max_size=2), SCALARS, max_size=2),
 }
 
 

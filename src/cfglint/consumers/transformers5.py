@@ -27,29 +27,21 @@ REQUIRED = {
 
 
 
-# The strict dataclass's typed fields, in _STRICT's words ("int?": an int or null), in declaration order: the
-# pydantic schema (llama_schemas/transformers5.py) declares the same, and words a refusal these find.
+# The strict dataclass's typed fields ("int?": an int or None; _UNIONS), in declaration order: the pydantic
+# schema (llama_schemas/transformers5.py) declares the same.
 LLAMA_TYPES = {
     "vocab_size": "int", "hidden_size": "int", "intermediate_size": "int", "num_hidden_layers": "int",
     "num_attention_heads": "int", "num_key_value_heads": "int?", "hidden_act": "str", "max_position_embeddings": "int",
     "rms_norm_eps": "float", "bos_token_id": "int?", "eos_token_id": "ids", "tie_word_embeddings": "bool",
-    "rope_parameters": "dict?", "attention_bias": "bool", "mlp_bias": "bool", "head_dim": "int?",
+    "rope_parameters": "rope?", "attention_bias": "bool", "mlp_bias": "bool", "head_dim": "int?",
 }
 
 
 def refusal(data: dict) -> tuple[str, str] | None:
     """(message, pointer) of the first check transformers 5 fails, or None."""
-    if strict_refusal(data, _LLAMA_STRICT) is not None:
-        from pydantic import ValidationError  # only to word the refusal as before
-
-        from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
-
-        try:
-            LlamaConfig.model_validate(data)
-        except ValidationError as err:
-            first = err.errors()[0]
-            key = str(first["loc"][0])
-            return f"StrictDataclassFieldValidationError: field '{key}' got {data.get(key)!r}: {first['msg']}", "/" + key
+    key = strict_refusal(data, _LLAMA_STRICT)
+    if key is not None:
+        return strict_message(key, data[key], LLAMA_TYPES[key]), "/" + key
     hidden, heads = data.get("hidden_size", 4096), data.get("num_attention_heads", 32)
     if heads and hidden % heads != 0:
         return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
@@ -92,22 +84,61 @@ class Transformers5(Consumer):
 
 
 # The strict dataclass's field types, as the family entries declare them.
-_STRICT = {
-    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "bool": lambda v: isinstance(v, bool),
-    "str": lambda v: isinstance(v, str),
-    "list": lambda v: isinstance(v, list),
-    "dict": lambda v: isinstance(v, dict),
-    "ids": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in v)),
+# A strict type's members as huggingface_hub 2.4's validator (utils/_strict_dataclasses.py, `type_validator`)
+# names them: a type of one member is checked as it is, a union member by member ("int?": an int or None).
+_UNIONS = {
+    "ids": ("int", "list[int]", "NoneType"),  # int | list[int] | None
+    "number": ("float", "int"),  # float | int: Granite's multipliers
+    "rope": ("RopeParameters", "dict"),  # RopeParameters | dict: a TypedDict no value is an instance of
 }
+_CLASSES = {"int": int, "float": float, "str": str, "bool": bool, "dict": dict, "NoneType": type(None)}
+_SHOWN = {"list": "list[str]", "list[int]": "list[int]", "RopeParameters": "<class 'transformers.modeling_rope_utils.RopeParameters'>"}
+
+
+def _members(type_name: str) -> tuple[str, ...]:
+    base = type_name.rstrip("?")
+    members = _UNIONS.get(base, (base,))
+    return members + ("NoneType",) if type_name.endswith("?") else members
+
+
+def _error(key: str, value: object, member: str) -> str | None:
+    """The validator's words for a value one member refuses, or None when it takes it (bool is no int, an
+    int no float: it compares types, and JSON has no subclasses)."""
+    got = type(value).__name__
+    if member in _CLASSES:
+        return None if type(value) is _CLASSES[member] else f"Field '{key}' expected {member}, got {got} (value: {value!r})"
+    if member == "RopeParameters":
+        return "TypedDict does not support instance and class checks"
+    item = int if member == "list[int]" else str  # `list` fields are list[str]
+    if type(value) is not list:
+        return f"Field '{key}' expected a list, got {got}"
+    bad = next((i for i, v in enumerate(value) if type(v) is not item), None)
+    return None if bad is None else f"Invalid item at index {bad} in list '{key}'"
+
+
+def strict_message(key: str, value: object, type_name: str) -> str:
+    """StrictDataclassFieldValidationError as the config class raises it for a value of this field, its two
+    lines joined."""
+    members = _members(type_name)
+    errors = [_error(key, value, member) for member in members]
+    if len(members) == 1:
+        reason = errors[0]
+    else:
+        shown = ", ".join(_SHOWN.get(m, f"<class '{m}'>") for m in members)
+        reason = f"Field '{key}' with value {value!r} doesn't match any type in ({shown}). Errors: " + "; ".join(e for e in errors if e)
+    return f"StrictDataclassFieldValidationError: Validation error for field '{key}': TypeError: {reason}"
+
+
+_STRICT = frozenset({*_CLASSES, *_UNIONS, "list"})  # the types the strict dataclass checks
+
+
 _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
 
 
-_TYPED: dict[int, tuple[tuple[str, str, bool], ...]] = {}  # entries live as long as the process
+_TYPED: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = {}  # entries live as long as the process
 
 
-def _typed(entry) -> tuple[tuple[str, str, bool], ...]:
+def _typed(entry) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if id(entry) not in _TYPED:
         _TYPED[id(entry)] = strict_types({key: spec.type for key, spec in entry.fields.items()})
     return _TYPED[id(entry)]
@@ -117,7 +148,7 @@ def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     """(message, pointer) of the first check a family's strict config class fails, or None."""
     key = strict_refusal(data, _typed(entry))
     if key is not None:
-        return f"StrictDataclassFieldValidationError: field '{key}' got {data[key]!r}: not a valid {entry.fields[key].type.rstrip('?')}", "/" + key
+        return strict_message(key, data[key], entry.fields[key].type), "/" + key
     hidden, heads = data.get("hidden_size", entry.fields["hidden_size"].default), data.get("num_attention_heads", entry.fields["num_attention_heads"].default)
     if entry.family in _VALIDATES_HEADS and isinstance(hidden, int) and isinstance(heads, int) and heads and hidden % heads:
         return f"ValueError: The hidden size ({hidden}) is not a multiple of the number of attention heads ({heads}).", "/num_attention_heads"
@@ -127,25 +158,16 @@ def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     return None
 
 
-def strict_types(types: Mapping[str, str]) -> tuple[tuple[str, str, bool], ...]:
-    """(key, strict type, null allowed) for each type-checked key, in declaration order ("int?": an int or null)."""
-    out = []
-    for key, type_name in types.items():
-        base = type_name.rstrip("?")
-        if base in _STRICT:
-            out.append((key, base, base != type_name))
-    return tuple(out)
+def strict_types(types: Mapping[str, str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(key, the type's members) for each type-checked key, in declaration order."""
+    return tuple((key, _members(t)) for key, t in types.items() if t.rstrip("?") in _STRICT)
 
 
-def strict_refusal(data: dict, typed: tuple[tuple[str, str, bool], ...]) -> str | None:
+def strict_refusal(data: dict, typed: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:
     """The first declared key whose value the strict dataclass refuses (`typed` from strict_types), or None."""
-    for key, base, nullable in typed:
-        if key not in data:
-            continue
-        value = data[key]
-        if (value is None and nullable) or _STRICT[base](value):
-            continue
-        return key
+    for key, members in typed:
+        if key in data and all(_error(key, data[key], member) for member in members):
+            return key
     return None
 
 

@@ -7,6 +7,11 @@ layer, the attention scale, the activation the MLP calls. A key in the file that
 is kept as an attribute (`getattr(config, "head_dim", ...)` sees it), so expressions may name any key.
 tests/knowledge/test_transformers5_entries.py checks the defaults against the installed package and every
 derived value against the model transformers 5 builds.
+
+A field's type is the class's annotation, which the strict dataclass checks (consumers/transformers5.py:
+"int?" is `int | None`, "ids" `int | list[int] | None`, "number" `float | int`, "list?" `list[str] | None`);
+"any" is a key the class takes as a keyword argument and does not check (rope_theta where the class has no
+such field). tests/knowledge/test_transformers5_strict.py holds them to the installed classes, value by value.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         "transformers-5", "qwen2", "transformers-5", "transformers 5 Qwen2Config", _source("qwen2"),
         fields(vocab_size=("int", 151936), hidden_size=("int", 4096), intermediate_size=("int", 22016), num_hidden_layers=("int", 32),
-               num_attention_heads=("int", 32), num_key_value_heads=("int", 32), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
+               num_attention_heads=("int", 32), num_key_value_heads=("int?", 32), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
                rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None),
                use_sliding_window=("bool", False), sliding_window=("int?", 4096), max_window_layers=("int", 28), layer_types=("list?", None)),
         derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "'q/k/v'", **_QWEN_WINDOW, **_SCALE_BY_HEAD_DIM},
@@ -55,7 +60,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         "transformers-5", "qwen2_moe", "transformers-5", "transformers 5 Qwen2MoeConfig", _source("qwen2_moe"),
         fields(vocab_size=("int", 151936), hidden_size=("int", 2048), intermediate_size=("int", 5632), num_hidden_layers=("int", 24),
-               num_attention_heads=("int", 16), num_key_value_heads=("int", 16), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
+               num_attention_heads=("int", 16), num_key_value_heads=("int?", 16), hidden_act=("str", "silu"), max_position_embeddings=("int", 32768),
                rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None),
                use_sliding_window=("bool", False), sliding_window=("int?", 4096), max_window_layers=("int", 28), layer_types=("list?", None),
                qkv_bias=("bool", True), num_experts_per_tok=("int", 4)),
@@ -72,7 +77,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(
         "transformers-5", "qwen3", "transformers-5", "transformers 5 Qwen3Config", _source("qwen3"),
         fields(vocab_size=("int", 151936), hidden_size=("int", 4096), intermediate_size=("int", 22016), num_hidden_layers=("int", 32),
-               num_attention_heads=("int", 32), num_key_value_heads=("int", 32), head_dim=("int", 128), hidden_act=("str", "silu"),
+               num_attention_heads=("int", 32), num_key_value_heads=("int?", 32), head_dim=("int", 128), hidden_act=("str", "silu"),
                max_position_embeddings=("int", 32768), rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", None),
                attention_bias=("bool", False), use_sliding_window=("bool", False), sliding_window=("int?", 4096), max_window_layers=("int", 28),
                layer_types=("list?", None)),
@@ -108,7 +113,7 @@ ENTRIES: tuple[Entry, ...] = (
         fields(vocab_size=("int", 32000), hidden_size=("int", 4096), intermediate_size=("int", 14336), num_hidden_layers=("int", 32),
                num_attention_heads=("int", 32), num_key_value_heads=("int", 8), head_dim=("int?", None), hidden_act=("str", "silu"),
                max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-5), tie_word_embeddings=("bool", False), eos_token_id=("ids", 2),
-               sliding_window=("int?", None), rope_theta=("float", 1e6), num_experts_per_tok=("int", 2)),
+               sliding_window=("int?", None), rope_theta=("any", 1e6), num_experts_per_tok=("int", 2)),
         derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "False", **_WINDOW_EVERYWHERE, **_SCALE_BY_HEAD_DIM},
         rope="transformers-5",
     ),
@@ -142,8 +147,8 @@ ENTRIES: tuple[Entry, ...] = (
                num_attention_heads=("int", 8), num_key_value_heads=("int", 4), head_dim=("int", 256), hidden_activation=("str", "gelu_pytorch_tanh"),
                max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", True), eos_token_id=("ids", 1),
                attention_bias=("bool", False), query_pre_attn_scalar=("int", 256), sliding_window=("int?", 4096), layer_types=("list?", None),
-               sliding_window_pattern=("int", 6), final_logit_softcapping=("float?", None), attn_logit_softcapping=("float?", None),
-               rope_theta=("float", 1e6), rope_local_base_freq=("float", 1e4)),
+               sliding_window_pattern=("any", 6), final_logit_softcapping=("float?", None), attn_logit_softcapping=("float?", None),
+               rope_theta=("any", 1e6), rope_local_base_freq=("any", 1e4)),
         derive={"hidden_act": "hidden_activation", "head_dim": "head_dim",
                 "layer_types": "layer_types or pattern(num_hidden_layers, sliding_window_pattern)"},
         rope="transformers-5:per-layer-type",
@@ -175,8 +180,8 @@ ENTRIES += (
         fields(vocab_size=("int", 32000), hidden_size=("int", 4096), intermediate_size=("int", 11008), num_hidden_layers=("int", 32),
                num_attention_heads=("int", 32), num_key_value_heads=("int?", None), hidden_act=("str", "silu"), max_position_embeddings=("int", 2048),
                rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", 2), attention_bias=("bool", False),
-               mlp_bias=("bool", False), embedding_multiplier=("float", 1.0), logits_scaling=("float", 1.0), residual_multiplier=("float", 1.0),
-               attention_multiplier=("float", 1.0)),
+               mlp_bias=("bool", False), embedding_multiplier=("number", 1.0), logits_scaling=("number", 1.0), residual_multiplier=("number", 1.0),
+               attention_multiplier=("number", 1.0)),
         # The attention scale is attention_multiplier itself (modeling_granite.py: self.scaling).
         derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "sliding_window": "None", "layer_types": 'layers(num_hidden_layers, "full_attention")',
                 "query_pre_attn_scalar": "1 / (attention_multiplier * attention_multiplier)"},
@@ -247,7 +252,7 @@ ENTRIES += (
                sliding_window=("int?", 128), tie_word_embeddings=("bool", False), hidden_act=("str", "silu"),
                max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-5), rope_parameters=("dict?", GPT_OSS_YARN),
                num_experts_per_tok=("int", 4), swiglu_alpha=("float", 1.702), swiglu_limit=("float", 7.0),
-               layer_types=("list?", None), eos_token_id=("ids", None), attention_bias=("bool", True), rope_theta=("float", 150000.0)),
+               layer_types=("list?", None), eos_token_id=("ids", None), attention_bias=("bool", True), rope_theta=("any", 150000.0)),
         derive={
             "head_dim": _HEAD_DIM_KEY_OR_DERIVED,
             # GptOssExperts: gate.clamp(max=limit) * sigmoid(alpha * gate) * (up.clamp(-limit, limit) + 1); hidden_act is not read

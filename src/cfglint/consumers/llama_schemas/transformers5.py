@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Annotated, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictFloat, StrictInt
+
+
+def _not_an_integer(value: object) -> object:
+    if type(value) is int:  # the strict dataclass compares types: 1 is no float (pydantic's strict float takes it)
+        raise ValueError("an int is not a float")
+    return value
+
+
+Float = Annotated[StrictFloat, BeforeValidator(_not_an_integer)]
 
 
 class LlamaConfig(BaseModel):
@@ -19,7 +28,7 @@ class LlamaConfig(BaseModel):
     num_key_value_heads: Optional[StrictInt] = None
     hidden_act: str = "silu"
     max_position_embeddings: StrictInt = 2048
-    rms_norm_eps: Union[StrictFloat, StrictInt] = 1e-6
+    rms_norm_eps: Float = 1e-6
     bos_token_id: Optional[StrictInt] = 1
     eos_token_id: Optional[Union[StrictInt, list[StrictInt]]] = 2
     tie_word_embeddings: StrictBool = False
