@@ -8,7 +8,8 @@ head_dim above 4 is refused). What it reads when it accepts the file is the inte
 
 from __future__ import annotations
 
-from typing import Mapping
+from functools import lru_cache
+from typing import Callable, Mapping
 
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, unreadable
@@ -101,31 +102,46 @@ def _members(type_name: str) -> tuple[str, ...]:
     return members + ("NoneType",) if type_name.endswith("?") else members
 
 
-def _error(key: str, value: object, member: str) -> str | None:
-    """The validator's words for a value one member refuses, or None when it takes it (bool is no int, an
-    int no float: it compares types, and JSON has no subclasses)."""
+def _takes(member: str, value: object) -> bool:
+    """Whether one member takes the value: the validator compares types (bool is no int, an int no float),
+    and a list's items too (`list` fields are list[str])."""
+    return _accepts((member,))(value)
+
+
+@lru_cache(maxsize=None)
+def _accepts(members: tuple[str, ...]) -> Callable[[object], bool]:
+    """Whether a union of these members takes a value, as one test (a file is checked for each typed field)."""
+    classes = tuple(_CLASSES[m] for m in members if m in _CLASSES)
+    items = tuple(int if m == "list[int]" else str for m in members if m.startswith("list"))
+    if not items:
+        return (lambda v: type(v) is classes[0]) if len(classes) == 1 else (lambda v: type(v) in classes)
+    return lambda v: type(v) in classes or (type(v) is list and any(all(type(i) is t for i in v) for t in items))
+
+
+def _error(key: str, value: object, member: str) -> str:
+    """The validator's words for a value one member refuses."""
     got = type(value).__name__
     if member in _CLASSES:
-        return None if type(value) is _CLASSES[member] else f"Field '{key}' expected {member}, got {got} (value: {value!r})"
+        return f"Field '{key}' expected {member}, got {got} (value: {value!r})"
     if member == "RopeParameters":
         return "TypedDict does not support instance and class checks"
-    item = int if member == "list[int]" else str  # `list` fields are list[str]
     if type(value) is not list:
         return f"Field '{key}' expected a list, got {got}"
-    bad = next((i for i, v in enumerate(value) if type(v) is not item), None)
-    return None if bad is None else f"Invalid item at index {bad} in list '{key}'"
+    item = int if member == "list[int]" else str
+    bad = next(i for i, v in enumerate(value) if type(v) is not item)
+    return f"Invalid item at index {bad} in list '{key}'"
 
 
 def strict_message(key: str, value: object, type_name: str) -> str:
     """StrictDataclassFieldValidationError as the config class raises it for a value of this field, its two
     lines joined."""
     members = _members(type_name)
-    errors = [_error(key, value, member) for member in members]
+    errors = [_error(key, value, member) for member in members if not _takes(member, value)]
     if len(members) == 1:
         reason = errors[0]
     else:
         shown = ", ".join(_SHOWN.get(m, f"<class '{m}'>") for m in members)
-        reason = f"Field '{key}' with value {value!r} doesn't match any type in ({shown}). Errors: " + "; ".join(e for e in errors if e)
+        reason = f"Field '{key}' with value {value!r} doesn't match any type in ({shown}). Errors: " + "; ".join(errors)
     return f"StrictDataclassFieldValidationError: Validation error for field '{key}': TypeError: {reason}"
 
 
@@ -135,10 +151,10 @@ _STRICT = frozenset({*_CLASSES, *_UNIONS, "list"})  # the types the strict datac
 _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
 
 
-_TYPED: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = {}  # entries live as long as the process
+_TYPED: dict[int, tuple[tuple[str, Callable[[object], bool]], ...]] = {}  # entries live as long as the process
 
 
-def _typed(entry) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _typed(entry) -> tuple[tuple[str, Callable[[object], bool]], ...]:
     if id(entry) not in _TYPED:
         _TYPED[id(entry)] = strict_types({key: spec.type for key, spec in entry.fields.items()})
     return _TYPED[id(entry)]
@@ -158,15 +174,15 @@ def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     return None
 
 
-def strict_types(types: Mapping[str, str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(key, the type's members) for each type-checked key, in declaration order."""
-    return tuple((key, _members(t)) for key, t in types.items() if t.rstrip("?") in _STRICT)
+def strict_types(types: Mapping[str, str]) -> tuple[tuple[str, Callable[[object], bool]], ...]:
+    """(key, the test its type makes) for each type-checked key, in declaration order."""
+    return tuple((key, _accepts(_members(t))) for key, t in types.items() if t.rstrip("?") in _STRICT)
 
 
-def strict_refusal(data: dict, typed: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:
+def strict_refusal(data: dict, typed: tuple[tuple[str, Callable[[object], bool]], ...]) -> str | None:
     """The first declared key whose value the strict dataclass refuses (`typed` from strict_types), or None."""
-    for key, members in typed:
-        if key in data and all(_error(key, data[key], member) for member in members):
+    for key, accepts in typed:
+        if key in data and not accepts(data[key]):
             return key
     return None
 
