@@ -27,6 +27,15 @@ def hparam_defaults(entry: Entry) -> dict[str, Any]:
     return _HPARAM_DEFAULTS[id(entry)]
 
 
+_REQUIRED: dict[int, tuple[str, ...]] = {}
+
+
+def _required(entry: Entry) -> tuple[str, ...]:
+    if id(entry) not in _REQUIRED:
+        _REQUIRED[id(entry)] = tuple(k for k, f in entry.fields.items() if f.default is REQUIRED)
+    return _REQUIRED[id(entry)]
+
+
 def read(entry: Entry, doc: Document, intent: Any) -> View:
     view = View(consumer=entry.runtime)
     failure = unreadable(doc)
@@ -37,10 +46,10 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
     for key, expression in IMPLIED.items():  # what the config class derives when it is None
         if env.get(key) is None:
             env[key] = compile_expression(expression)(env)
-    missing = [k for k, f in entry.fields.items() if f.default is REQUIRED and env.get(k) is None]
-    if missing:
-        return view.fail(Failure(f"KeyError: '{missing[0]}'", "/" + missing[0], "missing"))
-    present = {k for k in env if k in data and data[k] is not None}
+    missing = next((k for k in _required(entry) if env.get(k) is None), None)
+    if missing is not None:
+        return view.fail(Failure(f"KeyError: '{missing}'", "/" + missing, "missing"))
+    present = {k for k, v in data.items() if v is not None}
     return fill(view, entry, env, present, data, intent)
 
 
