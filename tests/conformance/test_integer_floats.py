@@ -1,0 +1,87 @@
+"""A float field written as an integer (`"rms_norm_eps": 1`, `"final_logit_softcapping": 30`), against the
+real runtimes: transformers 5's strict config class refuses it, and with it mlx-lm, whose AutoTokenizer
+reads the config with transformers 5; transformers 4, mistral.rs and the llama.cpp converter (which falls
+back to config.json when transformers refuses it) load it. cfglint predicts each outcome, and quotes the
+refusal as the runtime words it.
+
+The checkpoint is built by transformers 5 from the float, then config.json is written with the integer.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from cfglint import consumers, document
+from cfglint.engine import context_of
+from tests.conformance.test_families import _PROBES, write_family_checkpoint
+from tests.conformance.venvs import run_probe
+from tests.families import BASES
+
+# (family, key, the integer written): one field of each strict float kind the families have
+CASES = {
+    "qwen2-rms_norm_eps": ("qwen2", "rms_norm_eps", 1),
+    "gemma2-final_logit_softcapping": ("gemma2", "final_logit_softcapping", 30),
+    "mistral-rms_norm_eps": ("mistral", "rms_norm_eps", 1),
+}
+RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("integer-floats")
+    out = {}
+    for case, (family, key, integer) in CASES.items():
+        config = copy.deepcopy(BASES[family])
+        config[key] = float(integer)
+        directory = write_family_checkpoint(config, root / case)
+        config[key] = integer
+        (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        out[case] = directory
+    return out
+
+
+@pytest.fixture(scope="module")
+def observed(checkpoints):
+    cache: dict[str, dict[str, dict]] = {}
+
+    def get(runtime: str) -> dict[str, dict]:
+        if runtime not in cache:
+            python, probe, extra = _PROBES[runtime]()
+            dirs = {str(path): case for case, path in checkpoints.items()}
+            report = run_probe(python, probe, *extra, *dirs, timeout=900)
+            cache[runtime] = {dirs[d]: result for d, result in report["results"].items()}
+        return cache[runtime]
+
+    return get
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_transformers5_refuses_it_as_cfglint_says(case, checkpoints):
+    from huggingface_hub.errors import StrictDataclassFieldValidationError
+    from transformers import AutoConfig
+
+    with pytest.raises(StrictDataclassFieldValidationError) as raised:
+        AutoConfig.from_pretrained(checkpoints[case])
+    view = _predicted(checkpoints[case], "transformers-5")
+    assert view.outcome == "error"
+    assert view.message == "StrictDataclassFieldValidationError: " + " ".join(line.strip() for line in str(raised.value).splitlines())
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_runtime_does_what_cfglint_predicts(case, runtime, checkpoints, observed):
+    actual = observed(runtime)[case]
+    view = _predicted(checkpoints[case], runtime)
+    assert (view.outcome, view.outcome == "loads" or actual["message"] in view.message) == (actual["outcome"], True), (
+        view.message, actual["message"])
+    if runtime == "mlx-lm":
+        assert actual["outcome"] == "error"  # the case is worth its run: a runtime that refuses it
+
+
+def _predicted(model_dir: Path, runtime: str):
+    ctx = context_of(document.load(model_dir / "config.json"), [consumers.get(runtime)])
+    return ctx.views[runtime]
