@@ -6,16 +6,22 @@ two runs one after the other can mislead. Here one worker process per source tre
 `src` and running its own `scripts/bench_families.check_run`, what `cfglint check --format json` does) checks
 the same corpus of scripts/bench_families.py, one run of each in turn, and the ratio is taken run by run.
 
+When the drift is larger than the change, `--instructions` counts instead what valgrind's callgrind counts
+(instructions, the same for the same run whatever else the machine does): for each tree, a process checking
+the corpus once and one checking it three times, PYTHONHASHSEED=0; half their difference is one run.
+
 Usage, from a checkout (another state as a worktree: `git worktree add /tmp/before <commit>`):
 
     python scripts/bench_compare.py /tmp/before .                  # 3000 directories, 8 rounds
     python scripts/bench_compare.py /tmp/before . --count 300 --rounds 2
+    python scripts/bench_compare.py /tmp/before . --instructions --count 1000   # a minute a tree
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -24,6 +30,46 @@ import time
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parent
+
+
+def instructions(tree: str, paths_file: str, runs: int) -> int:
+    """What callgrind counts for a process of this tree checking the corpus `runs` times."""
+    with tempfile.TemporaryDirectory(prefix="cfglint-callgrind-") as out:
+        env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve() / "src"), "PYTHONHASHSEED": "0"}
+        argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out",
+                sys.executable, __file__, "--count-runs", str(Path(tree).resolve()), paths_file, str(runs)]
+        done = subprocess.run(argv, capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"valgrind failed (exit {done.returncode}): {done.stderr.strip().splitlines()[-1:]}")
+        counted = [line for line in done.stderr.splitlines() if "Collected :" in line]
+        return int(counted[-1].split()[-1])
+
+
+def run_times(tree: str, paths_file: str, runs: int) -> None:
+    """Check the corpus `runs` times (the process callgrind counts)."""
+    sys.path.insert(0, str(Path(tree) / "scripts"))
+    import bench_families  # the tree's own, as in worker
+
+    paths = Path(paths_file).read_text(encoding="utf-8").split("\n")
+    for _ in range(runs):
+        bench_families.check_run(paths)
+
+
+def count_instructions(before: str, after: str, count: int) -> tuple[int, int]:
+    sys.path.insert(0, str(SCRIPTS))
+    import bench_families
+
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    with tempfile.TemporaryDirectory(prefix="cfglint-compare-") as tmp:
+        paths, _ = bench_families.build_corpus(Path(tmp), count, 0)
+        paths_file = Path(tmp) / "paths.txt"
+        paths_file.write_text("\n".join(paths), encoding="utf-8")
+        per_run = []
+        for tree in (before, after):
+            one, three = (instructions(tree, str(paths_file), runs) for runs in (1, 3))
+            per_run.append((three - one) // 2)
+    return per_run[0], per_run[1]
 
 
 def worker(tree: str, paths: list[str]) -> None:
@@ -74,12 +120,23 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--worker"]:
         worker(argv[1], argv[2:])
         return 0
+    if argv[:1] == ["--count-runs"]:
+        run_times(argv[1], argv[2], int(argv[3]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", help="a checkout of one state (its src/ and scripts/)")
     parser.add_argument("after", help="a checkout of the other")
     parser.add_argument("--count", type=int, default=3000, help="model directories in the corpus (default 3000)")
     parser.add_argument("--rounds", type=int, default=8, help="runs of each, alternated (default 8)")
+    parser.add_argument("--instructions", action="store_true", help="count instructions under valgrind instead of timing")
     args = parser.parse_args(argv)
+    if args.instructions:
+        before_count, after_count = count_instructions(args.before, args.after, args.count)
+        print(f"corpus: {args.count} model directories (scripts/bench_families.py, seed 0), instructions of one run (callgrind)")
+        print(f"  before {args.before}: {before_count / 1e6:,.1f} million ({before_count / args.count / 1e3:,.0f} thousand a file)")
+        print(f"  after  {args.after}: {after_count / 1e6:,.1f} million ({after_count / args.count / 1e3:,.0f} thousand a file)")
+        print(f"  after / before: {after_count / before_count:.3f}")
+        return 0
     before, after = compare(args.before, args.after, args.count, args.rounds)
     ratios = [b / a for a, b in zip(before, after)]
     print(f"corpus: {args.count} model directories (scripts/bench_families.py, seed 0), {args.rounds} rounds, CPU time")

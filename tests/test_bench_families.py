@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "scripts" / "bench_families.py"
@@ -99,3 +101,16 @@ def test_compare_times_two_checkouts_over_one_corpus():
     assert re.search(rf"before .*: best {NUMBER} ms a file", out) and re.search(rf"after .*: best {NUMBER} ms a file", out)
     ratios = [float(x) for x in re.findall(rf"(?:ratios|times) ({NUMBER})", out)]
     assert len(ratios) == 2 and all(0.3 < r < 3 for r in ratios), out
+
+
+@pytest.mark.runtimes  # valgrind runs the whole corpus under instrumentation: a minute
+def test_compare_counts_the_instructions_of_two_checkouts():
+    """`--instructions`: this checkout against itself under valgrind, one run each, counted alike."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_compare.py"), str(ROOT), str(ROOT), "--instructions", "--count", "14"],
+        capture_output=True, text=True, check=True, timeout=900,
+    ).stdout
+    counts = [float(x.replace(",", "")) for x in re.findall(r": ([\d,]+\.\d) million", out)]
+    assert len(counts) == 2 and all(c > 1 for c in counts), out
+    ratio = float(re.search(rf"after / before: ({NUMBER})", out).group(1))
+    assert 0.97 < ratio < 1.03, out  # the same code and corpus, PYTHONHASHSEED=0: nearly the same count
