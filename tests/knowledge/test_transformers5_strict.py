@@ -51,3 +51,21 @@ def test_strict_refusals_are_transformers5s(family: str, key: str, declared: str
             except Exception:  # noqa: BLE001  (a later check of the config class: not the strict types')
                 observed = None
         assert _predicted(family, key, value) == observed, (key, value)
+
+
+@pytest.mark.parametrize(("family", "key", "declared"), [c for c in _typed_fields() if c[0] != "llama"], ids=lambda v: str(v))
+def test_the_family_schema_refuses_what_the_strict_checks_refuse(family: str, key: str, declared: str) -> None:
+    """`cfglint schema transformers-5 --family F`: its pydantic model takes a value exactly when the strict
+    check does."""
+    from pydantic import ValidationError
+
+    from cfglint.readers.schema import model_of
+
+    model = model_of(FAMILIES[family])
+    for value in PROBES:
+        try:
+            model.model_validate({key: value})
+            takes = True
+        except ValidationError:
+            takes = False
+        assert takes == (_predicted(family, key, value) is None), (key, value)

@@ -12,7 +12,8 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # kept the last of two duplicate keys and (in Python) accepted NaN and Infinity.
 LIMITS = (
     "Not expressible in JSON Schema: duplicate keys and NaN/Infinity literals (check them with `cfglint check`, "
-    "rules J002 and J003); integers written as 1.0 pass `type: integer` here."
+    "rules J002 and J003); integers written as 1.0 pass `type: integer` here, and integers pass `type: number` "
+    "where a runtime's float refuses them (transformers 5's strict dataclass: use `cfglint check`)."
 )
 
 

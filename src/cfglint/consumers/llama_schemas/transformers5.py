@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional, Union
+from typing import Annotated, Any, Optional, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictFloat, StrictInt, StrictStr
 
 
 def _not_an_integer(value: object) -> object:
@@ -14,6 +14,18 @@ def _not_an_integer(value: object) -> object:
 
 
 Float = Annotated[StrictFloat, BeforeValidator(_not_an_integer)]
+
+# The strict types the family entries declare (cfglint.consumers.transformers5), as pydantic annotations.
+_STRICT_ANNOTATIONS: dict[str, Any] = {
+    "int": StrictInt, "float": Float, "number": Union[StrictFloat, StrictInt], "str": StrictStr, "bool": StrictBool,
+    "dict": dict, "rope": dict, "list": list[StrictStr], "ids": Optional[Union[StrictInt, list[StrictInt]]],
+}
+
+
+def strict_annotation(type_name: str) -> Any:
+    """A family field's annotation ("int?": Optional[StrictInt]); Any for a key the class does not check."""
+    annotation = _STRICT_ANNOTATIONS.get(type_name.rstrip("?"), Any)
+    return Optional[annotation] if type_name.endswith("?") and annotation is not Any else annotation
 
 
 class LlamaConfig(BaseModel):
