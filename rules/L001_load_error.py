@@ -19,10 +19,16 @@ candle refuses to load (invalid type: floating point `576.0`, expected usize).
 Safe where a runtime requires a key transformers 5 fills in from its config class (`rms_norm_eps`,
 `max_position_embeddings`): the fix writes the value transformers 5 reads, so its reading stays the same
 and the runtime finds the key. Not for `num_key_value_heads`, which shapes the K/V projections: the weights
-say which value the checkpoint needs (W004). No automatic fix for a value of the wrong type.
+say which value the checkpoint needs (W004). Safe, too, where a float field is written as an integer
+(`"final_logit_softcapping": 30`) that a runtime refuses because its field holds a float (transformers 5's
+strict dataclass compares types): the fix writes the same number as a float, which every runtime reads as
+it read the integer, unless one of them holds the key as an integer. No automatic fix for another value of
+the wrong type.
 """
 
+from cfglint import knowledge
 from cfglint.diagnostics import Applicability, Edit, Effect, Finding, Fix
+from cfglint.knowledge.entry import number_kind
 from cfglint.reading import show
 from cfglint.rule import describe, fails
 
@@ -32,7 +38,9 @@ SEVERITY = "error"
 # Keys the config classes default and the Rust and dataclass readers require: writing transformers 5's value
 # keeps its reading. Not what shapes a tensor: a class default is not the checkpoint's (W004 says which is).
 FILLABLE = ("rms_norm_eps", "max_position_embeddings")
-# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
+# Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo). An integer
+# it rewrites as a float is the value of a key a refusing runtime's entry declares, which every kept reading's
+# serial settles.
 CONFIG_KEYS = FILLABLE
 
 
@@ -47,7 +55,8 @@ def check(ctx):
         groups.setdefault(view.failure.pointer, []).append(fails(name, view))
     for pointer, effects in groups.items():
         key = pointer.rsplit("/", 1)[-1] or "config"
-        yield Finding(f"{key}: {describe(effects)}", pointer, tuple(effects), _filled(ctx, key, pointer))
+        refusing = {e.consumer for e in effects}
+        yield Finding(f"{key}: {describe(effects)}", pointer, tuple(effects), _filled(ctx, key, pointer) or _as_float(ctx, key, pointer, refusing))
 
 
 def _filled(ctx, key: str, pointer: str) -> Fix | None:
@@ -58,3 +67,19 @@ def _filled(ctx, key: str, pointer: str) -> Fix | None:
     if value is None:
         return None
     return Fix(f'add "{key}": {show(value)} (what transformers 5 reads)', Applicability.SAFE, (Edit("set", pointer, value),))
+
+
+def _as_float(ctx, key: str, pointer: str, refusing: set[str]) -> Fix | None:
+    """Write an integer as the same number in a float, where a runtime refuses it because its field holds a
+    float and no runtime holds an integer there (one that refuses through another's config class, as mlx-lm
+    through transformers 5's, declares no type of its own)."""
+    value = ctx.config.get(key)
+    if type(value) is not int or pointer != ctx.at(key) or ctx.intent is None or abs(value) > 2**53:
+        return None  # beyond 2**53 the float is another number
+    kinds = {}
+    for name in ctx.views:
+        entry = knowledge.entry(name, ctx.intent.family)
+        kinds[name] = number_kind(entry.fields[key].type) if entry is not None and key in entry.fields else None
+    if "integer" in kinds.values() or not any(kinds[name] == "float" for name in refusing):
+        return None
+    return Fix(f'write "{key}": {float(value)!r}, the same number as a float', Applicability.SAFE, (Edit("set", pointer, float(value)),))

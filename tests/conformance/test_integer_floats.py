@@ -5,17 +5,20 @@ back to config.json when transformers refuses it) load it. cfglint predicts each
 refusal as the runtime words it.
 
 The checkpoint is built by transformers 5 from the float, then config.json is written with the integer.
+`cfglint fix --write` writes the float back (L001), and both load it with the same number.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from cfglint import consumers, document
+from cfglint.cli import main
 from cfglint.engine import context_of
 from tests.conformance.test_families import _PROBES, write_family_checkpoint
 from tests.conformance.venvs import run_probe
@@ -80,6 +83,28 @@ def test_each_runtime_does_what_cfglint_predicts(case, runtime, checkpoints, obs
         view.message, actual["message"])
     if runtime == "mlx-lm":
         assert actual["outcome"] == "error"  # the case is worth its run: a runtime that refuses it
+
+
+@pytest.fixture(scope="module")
+def fixed(checkpoints, tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("integer-floats-fixed")
+    out = {}
+    for case, directory in checkpoints.items():
+        out[case] = Path(shutil.copytree(directory, root / case))
+        assert main(["fix", str(out[case]), "--write"]) in (0, 1)
+    return out
+
+
+def test_after_the_fix_transformers5_and_mlx_lm_load_the_same_number(fixed):
+    from transformers import AutoConfig
+
+    for case, (_, key, integer) in CASES.items():
+        written = json.loads((fixed[case] / "config.json").read_text(encoding="utf-8"))
+        assert type(written[key]) is float and written[key] == integer
+        assert getattr(AutoConfig.from_pretrained(fixed[case]), key) == float(integer)
+    python, probe, extra = _PROBES["mlx-lm"]()
+    report = run_probe(python, probe, *extra, *map(str, fixed.values()), timeout=900)
+    assert {d: r["outcome"] for d, r in report["results"].items()} == {str(d): "loads" for d in fixed.values()}
 
 
 def _predicted(model_dir: Path, runtime: str):

@@ -86,6 +86,18 @@ def inner_type(type_name: str, wrapper: str) -> str | None:
     return None
 
 
+# The numbers a field type holds, across the readers' vocabularies (serde's, the dataclasses', transformers
+# 5's strict types), once option<T> or T? is unwrapped.
+INTEGER_TYPES = frozenset({"int", "usize", "u32", "u64", "i32", "i64"})
+FLOAT_TYPES = frozenset({"float", "f32", "f64"})
+
+
+def number_kind(type_name: str) -> str | None:
+    """"integer" or "float" for a field that holds only that kind of number (`number` takes both), else None."""
+    base = (inner_type(type_name, "option") or type_name).rstrip("?")
+    return "integer" if base in INTEGER_TYPES else "float" if base in FLOAT_TYPES else None
+
+
 def fields(**declared: str | Field | tuple[str, Any]) -> dict[str, Field]:
     """`fields(vocab_size="usize", rope_theta=("f64", 10000.0))`: a type, or a (type, default) pair."""
     out = {}
