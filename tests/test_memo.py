@@ -221,3 +221,19 @@ def test_kept_findings_follow_the_keys_the_readings_do_not_settle(tmp_path: Path
             found.append([d.message for d in engine.lint(ctx, [rule], str(folder))])
     assert len(serials) == 1  # one kept reading served them all
     assert found == [[f"{key} {m}"] if m is not None else [] for m in markers]
+
+
+def test_a_field_only_the_strict_config_class_checks_is_kept_apart(tmp_path: Path) -> None:
+    """transformers 5 type-checks every field of its config class, `use_cache` too, which no reading reads:
+    a file that differs only there is not given the readings of the file before it."""
+    data = json.loads((SAMPLES / "qwen2.5-0.5b-instruct-tf5" / "config.json").read_text(encoding="utf-8"))
+    dirs = []
+    for i, use_cache in enumerate((True, "yes")):
+        folder = tmp_path / f"{i}"
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps({**data, "use_cache": use_cache}, indent=2), encoding="utf-8")
+        dirs.append(str(folder))
+    loads, refuses = Session().check_all(dirs)
+    assert loads.ctx.views["transformers-5"].outcome == "loads"
+    assert refuses.ctx.views["transformers-5"].outcome == "error"
+    assert "use_cache" in refuses.ctx.views["transformers-5"].message

@@ -6,7 +6,8 @@ one base model share nearly all of those and differ in keys no reading looks at 
 and again. Within one run (Session.check_all), for a family the runtimes read through entries
 (cfglint.knowledge):
 - the intent and the readings of a document are kept under the values of every key those entries can
-  consult (their fields, the names their expressions and refusals use, the RoPE inputs), in the order
+  consult (their fields, the names their expressions and refusals use, the RoPE inputs, every field
+  transformers 5's config class type-checks), in the order
   written and with their JSON types; a later document with the same values gets the same ones, and the
   intent's serial names them; when those values are new, each runtime's reading is still kept under the
   keys its own entry consults, and the intent's if it consults the intent (most changes touch a key some
@@ -151,13 +152,21 @@ def entry_names(entry: Entry) -> frozenset[str]:
         from cfglint.knowledge.expr import names
         from cfglint.readers.values import IMPLIED
 
-        found = set(entry.fields) | ROPE_INPUTS
+        found = set(entry.fields) | ROPE_INPUTS | _strict_fields(entry.family)
         for expression in (*entry.derive.values(), *IMPLIED.values(), *(c.when for c in entry.checks)):
             found |= names(expression)
         for check in entry.checks:  # a refusal's message may quote a value
             found |= {name for _, name, _, _ in string.Formatter().parse(check.message) if name}
         _NAMES[id(entry)] = frozenset(found)
     return _NAMES[id(entry)]
+
+
+def _strict_fields(family: str) -> set[str]:
+    """The fields transformers 5's config class type-checks: its refusal, which the runtimes that load the
+    config through it share (mlx-lm, the converter), consults every one, read or not."""
+    from cfglint.knowledge.transformers5_fields import FIELDS
+
+    return {key for key, _ in FIELDS.get(family, ())}
 
 
 def _reading_names(entry: Entry) -> frozenset[str]:

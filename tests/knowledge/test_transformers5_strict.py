@@ -1,27 +1,74 @@
 """transformers 5's strict config classes against cfglint's reading of them, value by value: for every
-family's typed fields (and Llama's), the installed transformers 5 refuses a value with a
-StrictDataclassFieldValidationError exactly when cfglint predicts it, and cfglint quotes its message."""
+field each family's class declares (and Llama's), the installed transformers 5 refuses a value with a
+StrictDataclassFieldValidationError exactly when cfglint predicts it, and cfglint quotes its message. The
+table of those fields (cfglint/knowledge/transformers5_fields.json) is the installed classes' own:
+`CFGLINT_UPDATE_GOLDEN=1` writes it again from them."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
+import re
 import warnings
+from pathlib import Path
 
 import pytest
 
 from cfglint.consumers import transformers5
+from cfglint.knowledge import transformers5_fields
 from cfglint.knowledge.transformers5 import FAMILIES
+
+TABLE = Path(transformers5_fields.__file__).with_suffix(".json")
+
+
+def installed_fields() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each family class's own fields (not PreTrainedConfig's, no ClassVar) and annotations, in field order."""
+    from transformers import CONFIG_MAPPING, PreTrainedConfig
+
+    inherited = set(PreTrainedConfig.__dataclass_fields__)
+    out = {}
+    for family in ["llama", *FAMILIES]:
+        fields = CONFIG_MAPPING[family].__dataclass_fields__.values()
+        out[family] = tuple(
+            (f.name, re.sub(r"<class '(\w+)'>", r"\1", str(f.type)).replace("transformers.modeling_rope_utils.", ""))
+            for f in fields if f.name not in inherited and f._field_type is dataclasses._FIELD  # type: ignore[attr-defined]  # how dataclasses marks a field that is not a ClassVar
+        )
+    return out
+
+
+def installed_intervals() -> dict[str, dict[str, tuple]]:
+    """The bounds transformers' `interval` validator puts on a field, read off the validator itself."""
+    from transformers import CONFIG_MAPPING
+
+    out: dict[str, dict[str, tuple]] = {}
+    for family in ["llama", *FAMILIES]:
+        for name, _ in installed_fields()[family]:
+            for check in CONFIG_MAPPING[family].__dataclass_fields__[name].metadata.get("validator", ()):
+                held = dict(zip(check.__code__.co_freevars, (c.cell_contents for c in check.__closure__ or ())))
+                if {"min", "max", "exclude_min", "exclude_max"} <= held.keys():
+                    out.setdefault(family, {})[name] = (held["min"], held["max"], held["exclude_min"], held["exclude_max"])
+    return out
+
+
+def render(table: dict[str, tuple[tuple[str, str], ...]], intervals: dict[str, dict[str, tuple]]) -> str:
+    data = {"fields": {f: [list(p) for p in v] for f, v in table.items()}, "intervals": {f: {k: list(b) for k, b in v.items()} for f, v in intervals.items()}}
+    return json.dumps(data, indent=1) + "\n"
+
+
+def test_the_table_is_the_installed_classes():
+    expected = render(installed_fields(), installed_intervals())
+    if os.environ.get("CFGLINT_UPDATE_GOLDEN"):
+        TABLE.write_text(expected, encoding="utf-8")
+    assert TABLE.read_text(encoding="utf-8") == expected, "CFGLINT_UPDATE_GOLDEN=1 writes it from the installed transformers 5"
 
 # A value of each JSON type, and the edge cases the validators tell apart (an int for a float, a bool for an
 # int, a list with an item of the wrong type).
-PROBES = (1, 2.5, True, "x", None, [1], ["a"], [1, "a"], {"a": 1})
+PROBES = (1, 2.5, 0.5, -0.5, True, "x", None, [1], ["a"], [1, "a"], {"a": 1})
 
 
 def _typed_fields() -> list[tuple[str, str, str]]:
-    out = []
-    for family, entry in [("llama", None), *FAMILIES.items()]:
-        types = transformers5.LLAMA_TYPES if entry is None else {k: spec.type for k, spec in entry.fields.items()}
-        out += [(family, key, types[key]) for key, _ in transformers5.strict_types(types)]
-    return out
+    return [(family, key, annotation) for family, fields in transformers5_fields.FIELDS.items() for key, annotation in fields]
 
 
 def _predicted(family: str, key: str, value: object) -> str | None:
@@ -35,7 +82,7 @@ def _predicted(family: str, key: str, value: object) -> str | None:
 
 
 @pytest.mark.parametrize(("family", "key", "declared"), _typed_fields(), ids=lambda v: str(v))
-def test_strict_refusals_are_transformers5s(family: str, key: str, declared: str) -> None:
+def test_strict_refusals_are_transformers5s(family: str, key: str, declared: str) -> None:  # noqa: ARG001  (in the test id)
     from huggingface_hub.errors import StrictDataclassFieldValidationError
     from transformers import CONFIG_MAPPING
 
@@ -53,7 +100,10 @@ def test_strict_refusals_are_transformers5s(family: str, key: str, declared: str
         assert _predicted(family, key, value) == observed, (key, value)
 
 
-@pytest.mark.parametrize(("family", "key", "declared"), [c for c in _typed_fields() if c[0] != "llama"], ids=lambda v: str(v))
+FAMILY_FIELDS = [(f, k, e.fields[k].type) for f, e in FAMILIES.items() for k, _, _ in transformers5.strict_types({k: s.type for k, s in e.fields.items()})]
+
+
+@pytest.mark.parametrize(("family", "key", "declared"), FAMILY_FIELDS, ids=lambda v: str(v))
 def test_the_family_schema_refuses_what_the_strict_checks_refuse(family: str, key: str, declared: str) -> None:
     """`cfglint schema transformers-5 --family F`: its pydantic model takes a value exactly when the strict
     check does."""
