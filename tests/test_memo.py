@@ -237,3 +237,19 @@ def test_a_field_only_the_strict_config_class_checks_is_kept_apart(tmp_path: Pat
     assert loads.ctx.views["transformers-5"].outcome == "loads"
     assert refuses.ctx.views["transformers-5"].outcome == "error"
     assert "use_cache" in refuses.ctx.views["transformers-5"].message
+
+
+@pytest.mark.parametrize("key", ["max_window_layers", "pad_token_id", "initializer_range"])
+def test_a_runtime_that_loads_through_transformers5_refuses_what_it_refuses(tmp_path: Path, key: str) -> None:
+    """mlx-lm reads the config with transformers 5 (AutoTokenizer) first: its reading kept under its own keys
+    must not stand in for a file whose value transformers 5's class refuses, in a key mlx-lm does not read."""
+    data = json.loads((SAMPLES / "qwen2.5-0.5b-instruct-tf5" / "config.json").read_text(encoding="utf-8"))
+    dirs = []
+    for i, value in enumerate((0.5 if key == "initializer_range" else 21, "x")):  # the second differs only there
+        folder = tmp_path / f"{i}"
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps({**data, key: value}, indent=2), encoding="utf-8")
+        dirs.append(str(folder))
+    first, second = Session().check_all(dirs)
+    assert first.ctx.views["mlx-lm"].outcome == "loads"
+    assert second.ctx.views["mlx-lm"].outcome == "error" and key in second.ctx.views["mlx-lm"].message

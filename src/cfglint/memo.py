@@ -6,8 +6,7 @@ one base model share nearly all of those and differ in keys no reading looks at 
 and again. Within one run (Session.check_all), for a family the runtimes read through entries
 (cfglint.knowledge):
 - the intent and the readings of a document are kept under the values of every key those entries can
-  consult (their fields, the names their expressions and refusals use, the RoPE inputs, every field
-  transformers 5's config class type-checks), in the order
+  consult (their fields, the names their expressions and refusals use, the RoPE inputs), in the order
   written and with their JSON types; a later document with the same values gets the same ones, and the
   intent's serial names them; when those values are new, each runtime's reading is still kept under the
   keys its own entry consults, and the intent's if it consults the intent (most changes touch a key some
@@ -21,8 +20,9 @@ A Llama file is read by hand-written readings that name no keys of their own: it
 kept under every member but the few no reading looks at (LLAMA_UNREAD), unless a generation_config.json is
 beside it (mlx-lm's reading takes its eos from there). Read afresh: a multimodal file, a file no family
 models, a file that is not a directory's config.json, and a document with a byte-order mark, a non-standard
-literal or a duplicate key (readers word those by where they are written). Kept readings are shared:
-nothing changes an intent or a reading once context_of has made it. The tables are bounded, and emptied
+literal or a duplicate key (readers word those by where they are written), and a document with a value
+transformers 5's config class refuses in a field no reading consults otherwise (its refusal quotes it).
+Kept readings are shared: nothing changes an intent or a reading once context_of has made it. The tables are bounded, and emptied
 when one is full and when the run ends; serials are never reused. tests/test_memo.py holds a run's results
 equal with and without them.
 """
@@ -152,7 +152,7 @@ def entry_names(entry: Entry) -> frozenset[str]:
         from cfglint.knowledge.expr import names
         from cfglint.readers.values import IMPLIED
 
-        found = set(entry.fields) | ROPE_INPUTS | _strict_fields(entry.family)
+        found = set(entry.fields) | ROPE_INPUTS
         for expression in (*entry.derive.values(), *IMPLIED.values(), *(c.when for c in entry.checks)):
             found |= names(expression)
         for check in entry.checks:  # a refusal's message may quote a value
@@ -161,12 +161,14 @@ def entry_names(entry: Entry) -> frozenset[str]:
     return _NAMES[id(entry)]
 
 
-def _strict_fields(family: str) -> set[str]:
-    """The fields transformers 5's config class type-checks: its refusal, which the runtimes that load the
-    config through it share (mlx-lm, the converter), consults every one, read or not."""
-    from cfglint.knowledge.transformers5_fields import FIELDS
+@lru_cache(maxsize=None)
+def _checked_only(family: str, runtimes: tuple[str, ...]) -> tuple:
+    """The fields transformers 5's config class type-checks that no reading consults otherwise (`use_cache`,
+    `initializer_range`), with their checks: a value they take changes nothing, so it is no part of a key."""
+    from cfglint.consumers.transformers5 import class_checks
 
-    return {key for key, _ in FIELDS.get(family, ())}
+    names = family_names(family, runtimes)
+    return tuple(check for check in class_checks(family) if check[0] not in names)
 
 
 def _reading_names(entry: Entry) -> frozenset[str]:
@@ -241,6 +243,9 @@ def readings(
     if family == "llama":
         members = [(k, v if type(v) in _AS_IS else frozen(v)) for k, v in doc.data.items() if k not in LLAMA_UNREAD]
     else:
+        data = doc.data
+        if any(key in data and not takes(data[key]) for key, takes in _checked_only(family, runtimes)):
+            return read()  # a value the config class refuses, which the refusal quotes: rare, read afresh
         names = family_names(family, runtimes)
         members = [(k, v if type(v) in _AS_IS else frozen(v)) for k, v in doc.data.items() if k in names]
 

@@ -215,6 +215,15 @@ def strict_types(types: Mapping[str, str], bounds: Mapping[str, tuple] | None = 
     )
 
 
+def class_checks(family: str) -> tuple[tuple[str, Callable[[object], bool]], ...]:
+    """(field, whether the family's config class takes a value there) for every field it checks."""
+    typed = strict_types(dict(FIELDS.get(family, ())), INTERVALS.get(family))
+    return tuple(
+        (key, lambda value, accepts=accepts, bounds=bounds: accepts(value) and (bounds is None or _outside(value, bounds) is None))
+        for key, accepts, bounds in typed
+    )
+
+
 def strict_refusal(data: dict, typed: Typed) -> str | None:
     """The first declared key whose value the strict dataclass refuses (`typed` from strict_types), or None."""
     for key, accepts, bounds in typed:
