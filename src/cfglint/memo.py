@@ -19,11 +19,11 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
 A Llama file is read by hand-written readings that name no keys of their own: its intent and readings are
 kept under every member but the few no reading looks at (LLAMA_UNREAD), unless a generation_config.json is
 beside it (mlx-lm's reading takes its eos from there). Read afresh: a multimodal file, a file no family
-models, a file that is not a directory's config.json, and a document with a byte-order mark, a non-standard
-literal or a duplicate key (readers word those by where they are written), and a document with a value
+models, a file that is not a directory's config.json, a document with a byte-order mark, a non-standard
+literal or a duplicate key (readers word those by where they are written), and one with a value that
 transformers 5's config class refuses in a field no reading consults otherwise (its refusal quotes it).
-Kept readings are shared: nothing changes an intent or a reading once context_of has made it. The tables are bounded, and emptied
-when one is full and when the run ends; serials are never reused. tests/test_memo.py holds a run's results
+Kept readings are shared: nothing changes an intent or a reading once context_of has made it. The tables
+are bounded, and emptied when one is full and when the run ends; serials are never reused. tests/test_memo.py holds a run's results
 equal with and without them.
 """
 
@@ -165,7 +165,7 @@ def entry_names(entry: Entry) -> frozenset[str]:
 def _checked_only(family: str, runtimes: tuple[str, ...]) -> tuple:
     """The fields transformers 5's config class type-checks that no reading consults otherwise (`use_cache`,
     `initializer_range`), with their checks: a value they take changes nothing, so it is no part of a key."""
-    from cfglint.consumers.transformers5 import class_checks
+    from cfglint.knowledge.strict_types import class_checks
 
     names = family_names(family, runtimes)
     return tuple(check for check in class_checks(family) if check[0] not in names)

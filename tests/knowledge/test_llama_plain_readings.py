@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from cfglint.consumers import mlx_lm, transformers5
 from cfglint.consumers.llama_schemas.mlx_lm import ModelArgs
 from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
+from cfglint.knowledge import strict_types
 from tests.conftest import examples
 
 SCALARS = st.one_of(
@@ -50,7 +51,7 @@ def test_the_strict_types_are_the_schemas_fields():
 @settings(max_examples=examples(600), deadline=None)
 @given(config=configs())
 def test_the_strict_checks_refuse_what_pydantic_refuses(config):
-    refused = transformers5.strict_refusal(config, transformers5.strict_types(transformers5.LLAMA_TYPES))
+    refused = strict_types.strict_refusal(config, strict_types.strict_types(transformers5.LLAMA_TYPES))
     try:
         LlamaConfig.model_validate(config)
     except ValidationError as err:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from cfglint.consumers import transformers5
+from cfglint.knowledge import strict_types
 from cfglint.knowledge import transformers5_fields
 from cfglint.knowledge.transformers5 import FAMILIES
 
@@ -100,7 +101,7 @@ def test_strict_refusals_are_transformers5s(family: str, key: str, declared: str
         assert _predicted(family, key, value) == observed, (key, value)
 
 
-FAMILY_FIELDS = [(f, k, e.fields[k].type) for f, e in FAMILIES.items() for k, _, _ in transformers5.strict_types({k: s.type for k, s in e.fields.items()})]
+FAMILY_FIELDS = [(f, k, e.fields[k].type) for f, e in FAMILIES.items() for k, _, _ in strict_types.strict_types({k: s.type for k, s in e.fields.items()})]
 
 
 @pytest.mark.parametrize(("family", "key", "declared"), FAMILY_FIELDS, ids=lambda v: str(v))
