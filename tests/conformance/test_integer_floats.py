@@ -17,11 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from cfglint import consumers, document
 from cfglint.cli import main
-from cfglint.engine import context_of
-from tests.conformance.test_families import _PROBES, write_family_checkpoint
-from tests.conformance.venvs import run_probe
+from tests.conformance.test_families import predicted, probe_reports, write_family_checkpoint
 from tests.families import BASES
 
 # (family, key, the integer written): one field of each strict float kind the families have
@@ -49,17 +46,7 @@ def checkpoints(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def observed(checkpoints):
-    cache: dict[str, dict[str, dict]] = {}
-
-    def get(runtime: str) -> dict[str, dict]:
-        if runtime not in cache:
-            python, probe, extra = _PROBES[runtime]()
-            dirs = {str(path): case for case, path in checkpoints.items()}
-            report = run_probe(python, probe, *extra, *dirs, timeout=900)
-            cache[runtime] = {dirs[d]: result for d, result in report["results"].items()}
-        return cache[runtime]
-
-    return get
+    return probe_reports(checkpoints)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -69,7 +56,7 @@ def test_transformers5_refuses_it_as_cfglint_says(case, checkpoints):
 
     with pytest.raises(StrictDataclassFieldValidationError) as raised:
         AutoConfig.from_pretrained(checkpoints[case])
-    view = _predicted(checkpoints[case], "transformers-5")
+    view = predicted(checkpoints[case], "transformers-5")
     assert view.outcome == "error"
     assert view.message == "StrictDataclassFieldValidationError: " + " ".join(line.strip() for line in str(raised.value).splitlines())
 
@@ -78,7 +65,7 @@ def test_transformers5_refuses_it_as_cfglint_says(case, checkpoints):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_runtime_does_what_cfglint_predicts(case, runtime, checkpoints, observed):
     actual = observed(runtime)[case]
-    view = _predicted(checkpoints[case], runtime)
+    view = predicted(checkpoints[case], runtime)
     assert (view.outcome, view.outcome == "loads" or actual["message"] in view.message) == (actual["outcome"], True), (
         view.message, actual["message"])
     if runtime == "mlx-lm":
@@ -102,11 +89,4 @@ def test_after_the_fix_transformers5_and_mlx_lm_load_the_same_number(fixed):
         written = json.loads((fixed[case] / "config.json").read_text(encoding="utf-8"))
         assert type(written[key]) is float and written[key] == integer
         assert getattr(AutoConfig.from_pretrained(fixed[case]), key) == float(integer)
-    python, probe, extra = _PROBES["mlx-lm"]()
-    report = run_probe(python, probe, *extra, *map(str, fixed.values()), timeout=900)
-    assert {d: r["outcome"] for d, r in report["results"].items()} == {str(d): "loads" for d in fixed.values()}
-
-
-def _predicted(model_dir: Path, runtime: str):
-    ctx = context_of(document.load(model_dir / "config.json"), [consumers.get(runtime)])
-    return ctx.views[runtime]
+    assert {case: r["outcome"] for case, r in probe_reports(fixed)("mlx-lm").items()} == {case: "loads" for case in fixed}
