@@ -20,13 +20,14 @@ Safe where a runtime requires a key transformers 5 fills in from its config clas
 `max_position_embeddings`): the fix writes the value transformers 5 reads, so its reading stays the same
 and the runtime finds the key. Not for `num_key_value_heads`, which shapes the K/V projections: the weights
 say which value the checkpoint needs (W004). Safe, too, where a float field is written as an integer
-(`"final_logit_softcapping": 30`) that a runtime refuses because its field holds a float (transformers 5's
-strict dataclass compares types): the fix writes the same number as a float, which every runtime reads as
-it read the integer, unless one of them holds the key as an integer. No automatic fix for another value of
+(`"final_logit_softcapping": 30`, `"router_aux_loss_coef": 0`) that a runtime refuses because its field holds
+a float (transformers 5's strict dataclass compares types, in every field its config class declares, read
+or not): the fix writes the same number as a float, which every runtime reads as it read the integer,
+unless one of them holds the key as an integer. No automatic fix for another value of
 the wrong type.
 """
 
-from cfglint import knowledge
+from cfglint import consumers
 from cfglint.diagnostics import Applicability, Edit, Effect, Finding, Fix
 from cfglint.knowledge.entry import number_kind
 from cfglint.reading import show
@@ -39,8 +40,8 @@ SEVERITY = "error"
 # keeps its reading. Not what shapes a tensor: a class default is not the checkpoint's (W004 says which is).
 FILLABLE = ("rms_norm_eps", "max_position_embeddings")
 # Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo). An integer
-# it rewrites as a float is the value of a key a refusing runtime's entry declares, which every kept reading's
-# serial settles.
+# it rewrites as a float is the value of a key a refusing runtime declares, which every kept reading's serial
+# settles (a value transformers 5's class refuses in a key no reading consults is read afresh).
 CONFIG_KEYS = FILLABLE
 
 
@@ -74,12 +75,12 @@ def _as_float(ctx, key: str, pointer: str, refusing: set[str]) -> Fix | None:
     float and no runtime holds an integer there (one that refuses through another's config class, as mlx-lm
     through transformers 5's, declares no type of its own)."""
     value = ctx.config.get(key)
-    if type(value) is not int or pointer != ctx.at(key) or ctx.intent is None or abs(value) > 2**53:
+    if type(value) is not int or pointer != ctx.at(key) or ctx.intent is None or ctx.intent.family is None or abs(value) > 2**53:
         return None  # beyond 2**53 the float is another number
-    kinds = {}
-    for name in ctx.views:
-        entry = knowledge.entry(name, ctx.intent.family)
-        kinds[name] = number_kind(entry.fields[key].type) if entry is not None and key in entry.fields else None
+    if not set(ctx.views) <= set(consumers.names()):
+        return None  # what another runtime's reading declares is not known here
+    family = ctx.intent.family
+    kinds = {name: number_kind(consumers.field_type(name, family, key) or "") for name in ctx.views}
     if "integer" in kinds.values() or not any(kinds[name] == "float" for name in refusing):
         return None
     return Fix(f'write "{key}": {float(value)!r}, the same number as a float', Applicability.SAFE, (Edit("set", pointer, float(value)),))

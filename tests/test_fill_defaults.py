@@ -9,6 +9,7 @@ import pytest
 
 import cfglint
 from cfglint.cli import main
+from cfglint.compat import BASE as LLAMA_BASE
 from tests.families import CLASS_DEFAULTED, variants
 
 FILLED = ("rms_norm_eps", "max_position_embeddings")  # not num_key_value_heads: the weights decide it (W004)
@@ -36,9 +37,12 @@ def test_fix_writes_what_transformers5_reads_for_the_keys_it_defaults(family, wr
 
 @pytest.mark.parametrize(("family", "key", "integer"), [
     ("qwen2", "rms_norm_eps", 1), ("gemma2", "final_logit_softcapping", 30), ("deepseek_v3", "routed_scaling_factor", 2),
+    # typed by the config class alone (no reading consults them), and in a Llama file
+    ("qwen2_moe", "router_aux_loss_coef", 0), ("qwen3", "initializer_range", 0), ("llama", "initializer_range", 0),
+    ("llama", "rms_norm_eps", 1),
 ])
 def test_an_integer_where_a_float_is_held_is_written_as_that_float(family, key, integer, write_config, capsys):
-    config = {**variants(family)["base"], key: integer}
+    config = {**(LLAMA_BASE if family == "llama" else variants(family)["base"]), key: integer}
     directory = write_config(config)
     before = cfglint.check([directory])
     [finding] = [d for d in before.findings if d.code == "L001" and d.pointer == f"/{key}"]

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from cfglint import consumers
 from cfglint.consumers import transformers5
 from cfglint.knowledge import strict_types
 from cfglint.knowledge import transformers5_fields
+from cfglint.knowledge.entry import number_kind
 from cfglint.knowledge.transformers5 import FAMILIES
 
 TABLE = Path(transformers5_fields.__file__).with_suffix(".json")
@@ -120,3 +122,18 @@ def test_the_family_schema_refuses_what_the_strict_checks_refuse(family: str, ke
         except ValidationError:
             takes = False
         assert takes == (_predicted(family, key, value) is None), (key, value)
+
+
+@pytest.mark.parametrize("family", sorted(transformers5_fields.FIELDS))
+def test_a_fields_number_kind_is_what_the_class_takes(family: str) -> None:
+    """L001 writes an integer as the same float where a refusing runtime's field holds floats only: the kind
+    read off the class's annotation (entry.number_kind, through Consumer.field_type) is what the strict check
+    takes, a float and no integer, or the other way round."""
+    for key, annotation in transformers5_fields.FIELDS[family]:
+        assert consumers.field_type("transformers-5", family, key) == annotation
+        kind = number_kind(annotation)
+        takes = {"integer": _predicted(family, key, 0) is None, "float": _predicted(family, key, 0.0) is None}
+        if kind is None:  # no field that takes only floats goes unseen
+            assert takes != {"integer": False, "float": True}, (key, annotation)
+        else:
+            assert takes == {"integer": kind == "integer", "float": kind == "float"}, (key, annotation)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 
 from cfglint.consumers.base import Consumer
 
@@ -31,3 +32,9 @@ def names() -> list[str]:
 def get(name: str) -> Consumer:
     module, _, cls = _PROFILES[name].partition(":")
     return getattr(importlib.import_module(module), cls)()
+
+
+@lru_cache(maxsize=None)
+def field_type(runtime: str, family: str, key: str) -> str | None:
+    """The type a built-in runtime's reading of a family declares for a key (Consumer.field_type)."""
+    return get(runtime).field_type(family, key)

@@ -13,7 +13,7 @@ from cfglint.readers import read as read_entry
 if TYPE_CHECKING:
     from cfglint.document import Document
     from cfglint.intent import Intent
-    from cfglint.knowledge.entry import Entry
+    from cfglint.knowledge.entry import Entry, Struct
 
 LOADS, ERROR, PANIC, NOT_APPLICABLE = "loads", "error", "panic", "not-applicable"
 
@@ -78,6 +78,7 @@ class Consumer:
 
     runtime: ClassVar[str]  # how the runtime names itself in messages ("candle 0.11")
     schema_ref: ClassVar[str]  # its Llama schema, "module:class" in cfglint.consumers.llama_schemas
+    llama_struct: ClassVar[Struct | None] = None  # the serde struct its hand-written Llama reading parses
 
     @property
     def schema(self) -> Any:
@@ -89,6 +90,16 @@ class Consumer:
     def read(self, doc: Document, intent: Intent) -> View:
         """The hand-written Llama profile."""
         raise NotImplementedError
+
+    def field_type(self, family: str, key: str) -> str | None:
+        """The type this runtime's reading of a family declares for a key, in its reader's words
+        (knowledge/entry.py), or None where it reads the key untyped or not at all."""
+        if family == "llama":
+            declared = self.llama_struct.fields if self.llama_struct is not None else {}
+        else:
+            entry = knowledge.entry(self.name, family)
+            declared = entry.fields if entry is not None else {}
+        return declared[key].type if key in declared else None
 
     def read_family(self, doc: Document, intent: Intent, entry: Entry) -> View:
         def fresh() -> View:

@@ -47,6 +47,7 @@ class CandleLlama(Consumer):
     title = "candle-transformers 0.11 models/llama.rs"
     source = "huggingface/candle candle-transformers/src/models/llama.rs @ 0.11.0 (31f35b1)"
     schema_ref = "candle_llama:LlamaConfig"
+    llama_struct = LLAMA
 
     def read(self, doc: Document, intent: Intent) -> View:
         view = View(consumer=self.name)

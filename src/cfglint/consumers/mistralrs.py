@@ -49,6 +49,7 @@ class MistralRs(Consumer):
     title = "mistral.rs 0.9 models/llama.rs"
     source = "EricLBuehler/mistral.rs mistralrs-core/src/models/llama.rs, layers.rs @ 9e92262"
     schema_ref = "mistralrs:LlamaConfig"
+    llama_struct = LLAMA
 
     def read(self, doc: Document, intent: Intent) -> View:
         view = View(consumer=self.name)

@@ -13,6 +13,7 @@ from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent, resolve_rope
+from cfglint.knowledge.transformers5_fields import FIELDS
 from cfglint.knowledge.strict_types import INTERVALS, class_typed, field_annotations, strict_message, strict_refusal
 
 # validate_rope's required keys per type, after standardisation has filled rope_type, rope_theta and
@@ -62,6 +63,10 @@ class Transformers5(Consumer):
     title = "transformers 5.x LlamaConfig (the reference)"
     source = "transformers 5.24.0 models/llama/configuration_llama.py, modeling_rope_utils.py"
     schema_ref = "transformers5:LlamaConfig"
+
+    def field_type(self, family: str, key: str) -> str | None:
+        """The config class's annotation: its strict dataclass checks every field it declares, read or not."""
+        return field_annotations(family).get(key) if family in FIELDS else None
 
     def read(self, doc: Document, intent: Intent) -> View:
         return self._intent_unless_refused(doc, intent, lambda: refusal(doc.data))

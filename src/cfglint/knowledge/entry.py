@@ -93,7 +93,14 @@ FLOAT_TYPES = frozenset({"float", "f32", "f64"})
 
 
 def number_kind(type_name: str) -> str | None:
-    """"integer" or "float" for a field that holds only that kind of number (`number` takes both), else None."""
+    """"integer" or "float" for a field that holds only that kind of number, else None (`number` and
+    `float | int` take both). An annotation as Python writes it ("float | None") is read member by member."""
+    members = {m.strip() for m in type_name.split("|")} - {"None", "NoneType"}
+    kinds = {_member_kind(m) for m in members}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _member_kind(type_name: str) -> str | None:
     base = (inner_type(type_name, "option") or type_name).rstrip("?")
     return "integer" if base in INTEGER_TYPES else "float" if base in FLOAT_TYPES else None
 
