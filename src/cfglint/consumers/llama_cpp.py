@@ -3,7 +3,8 @@
 Source: ggml-org/llama.cpp conversion/base.py (`ModelBase.load_hparams`, `TextModel.set_gguf_parameters`),
 conversion/llama.py (`LlamaModel`), src/llama-model.cpp, as vendored in the llama-cpp-python 0.3.36 sdist.
 hparams come from `AutoConfig.from_pretrained(dir).to_dict()` of the installed transformers (5 here, so
-RoPE follows transformers 5), falling back to the raw JSON when transformers refuses the file.
+RoPE follows transformers 5), falling back to the raw JSON when transformers refuses the file; a refusal of
+the strict dataclass still stops it where the vocabulary is read through AutoTokenizer (no tokenizer.model).
 `rope_parameters` wins over `rope_scaling`; `dynamic` scaling is dropped without a word; llama3 is baked into
 a `rope_freqs` tensor (on the raw-JSON path its original context falls back to a top-level
 `original_max_position_embeddings`, then 8192); without a theta none is written and the runtime uses 10000.
@@ -22,6 +23,7 @@ from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.reading import DEFAULT, FIXED
 
+VOCABULARY = " (its vocabulary step's AutoTokenizer reads the config with transformers 5)"
 THETA_ALIASES = ("global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base")
 
 
@@ -73,9 +75,8 @@ class LlamaCpp(Consumer):
         from cfglint.consumers.transformers5 import refusal
 
         refused = refusal(data)
-        if refused and refused[0].startswith("StrictDataclassFieldValidationError"):
-            # A mistyped field fails the converter too: the raw-JSON fallback does not cover it.
-            return view.fail(Failure(refused[0], refused[1], "validation"))
+        if refused and _stops_the_vocabulary(refused[0], "llama", doc):
+            return view.fail(Failure(refused[0] + VOCABULARY, refused[1], "validation"))
         theta, theta_source, scaling, scaling_source = rope_of(data, intent)
         view.set("rope_theta", theta, theta_source)
         view.set("rope_scaling", scaling, scaling_source if scaling or scaling_source == FIXED else DEFAULT)
@@ -83,3 +84,25 @@ class LlamaCpp(Consumer):
             view.set(key, intent.values[key], intent.sources[key])
         view.set("hidden_act", "silu", FIXED)
         return view
+
+    def read_family(self, doc: Document, intent: Intent, entry) -> View:
+        view = super().read_family(doc, intent, entry)
+        if view.failure is None:
+            from cfglint import knowledge
+            from cfglint.consumers.transformers5 import refusal_for
+
+            reference = knowledge.entry("transformers-5", entry.family)
+            refused = refusal_for(doc, intent, reference) if reference else None
+            if refused and _stops_the_vocabulary(refused[0], entry.family, doc):
+                view.fail(Failure(refused[0] + VOCABULARY, refused[1], "validation"))
+        return view
+
+
+def _stops_the_vocabulary(refusal: str, family: str, doc: Document) -> bool:
+    """A mistyped field (transformers 5's strict dataclass) stops the converter where its vocabulary step
+    loads the config through AutoTokenizer: the raw-JSON fallback of load_hparams does not cover that."""
+    if not refusal.startswith("StrictDataclassFieldValidationError"):
+        return False
+    from cfglint.readers.converter import vocab_reads_config
+
+    return vocab_reads_config(family, doc)

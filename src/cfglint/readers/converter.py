@@ -53,6 +53,17 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
     return fill(view, entry, env, present, data, intent)
 
 
+def vocab_reads_config(family: str, doc: Document) -> bool:
+    """Whether the converter's vocabulary step loads this config with transformers' AutoTokenizer
+    (knowledge.llama_cpp.VOCAB_READS_CONFIG): for some families, unless a tokenizer.model is beside it."""
+    from cfglint.knowledge.llama_cpp import ALWAYS, UNLESS_SENTENCEPIECE, VOCAB_READS_CONFIG
+
+    route = VOCAB_READS_CONFIG.get(family, ALWAYS)
+    if route == UNLESS_SENTENCEPIECE:
+        return not (doc.path.parent / "tokenizer.model").is_file()
+    return route == ALWAYS
+
+
 # LlamaModel (llama, mistral, mixtral, granite) bakes llama3 scaling into a rope_freqs tensor; the others drop it.
 LLAMA3_AS_TENSOR = {"mistral", "mixtral", "granite"}
 # base.py's set_gguf_parameters writes these scaling types; dynamic, llama3 and anything else write none.

@@ -45,7 +45,7 @@ def main(argv: list[str]) -> int:
         try:
             family_probe._convert(
                 cli, Path(model_dir), gguf_path, io.StringIO(),
-                set_vocab=lambda self: self._set_vocab_llama_hf(), file_type=file_type,
+                set_vocab=lambda self, _family_vocab: self._set_vocab_llama_hf(), file_type=file_type,
             )  # fmt: skip
         except SystemExit:
             result.update(outcome="error", message="converter exited", gguf=None)

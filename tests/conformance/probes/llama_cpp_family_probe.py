@@ -3,7 +3,8 @@
 Usage: python llama_cpp_family_probe.py --converter PATH/convert_hf_to_gguf.py MODEL_DIR [MODEL_DIR ...]
 
 The converter is imported once and run in this process for every directory (torch's import costs
-seconds), exactly as its main() does with `--outtype f32`, except that the vocabulary step is stubbed:
+seconds), exactly as its main() does with `--outtype f32`, except that a failure of the vocabulary step
+is passed over unless it is a refusal of the config (transformers' AutoTokenizer loads the config first):
 the tiny checkpoints' tokenizer is not one the converter's per-family vocab code accepts, and the
 vocabulary is not what is being tested (so `eos_token_id` is not reported). The GGUF is read back with
 the converter's own gguf-py. The values of llama_cpp_probe.py (`rope_theta` = `rope.freq_base`, or the
@@ -31,6 +32,7 @@ import json
 import logging
 import sys
 import tempfile
+import traceback
 from importlib.metadata import version
 from pathlib import Path
 
@@ -68,7 +70,7 @@ def main(argv: list[str]) -> int:
             log = io.StringIO()
             result = {"outcome": "loads", "message": None, "values": {}}
             try:
-                _convert(cli, Path(model_dir), gguf_path, log)
+                _convert(cli, Path(model_dir), gguf_path, log, set_vocab=_config_refusals_only)
             except SystemExit:
                 result["outcome"] = "error"
                 result["message"] = handler.messages[-1] if handler.messages else "converter exited"
@@ -90,9 +92,24 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _config_refusals_only(model, family_vocab) -> None:
+    """The family's own vocabulary step, whose failures on these tiny tokenizers are not what is tested,
+    except where it failed on the config: a vocabulary read through AutoTokenizer loads the config with
+    transformers first, and a refusal there (the strict dataclass's, or one raised while the config is
+    built) stops the converter, raw-JSON fallback or not."""
+    from huggingface_hub.errors import StrictDataclassError
+
+    try:
+        family_vocab(model)
+    except Exception as exc:  # noqa: BLE001  (sorted below: the config's refusal or the tokenizer's)
+        frames = traceback.extract_tb(exc.__traceback__)
+        if isinstance(exc, StrictDataclassError) or any(f.filename.endswith("configuration_utils.py") for f in frames):
+            raise
+
+
 def _convert(cli, model_dir: Path, gguf_path: Path, log: io.StringIO, *, set_vocab=None, file_type=None) -> None:
-    """Run the converter's model class on model_dir; `set_vocab` replaces the family's vocabulary step
-    (default: none written), `file_type` the output type (default: all float32)."""
+    """Run the converter's model class on model_dir; `set_vocab(model, family_vocab)` stands for the
+    family's vocabulary step (default: none written), `file_type` the output type (default: all float32)."""
     import torch
 
     log_handler = logging.StreamHandler(log)
@@ -108,7 +125,10 @@ def _convert(cli, model_dir: Path, gguf_path: Path, log: io.StringIO, *, set_voc
                 cli.logger.error(f"Model {architecture} is not supported")
                 raise SystemExit(1) from None
             own = model_class.__dict__.get("set_vocab")
-            model_class.set_vocab = set_vocab or (lambda self: None)  # restored below
+            family_vocab = model_class.set_vocab
+            model_class.set_vocab = (  # restored below
+                (lambda self: set_vocab(self, family_vocab)) if set_vocab is not None else (lambda self: None)
+            )
             try:
                 _write(cli, model_class, model_dir, gguf_path, file_type or cli.gguf.LlamaFileType.ALL_F32)
             finally:
