@@ -27,17 +27,6 @@ REQUIRED = {
 }
 
 
-
-# The typed fields cfglint's Llama schema declares (llama_schemas/transformers5.py, `cfglint schema`), in
-# declaration order ("int?": an int or None; _UNIONS). The refusal checks every field of the class (FIELDS).
-LLAMA_TYPES = {
-    "vocab_size": "int", "hidden_size": "int", "intermediate_size": "int", "num_hidden_layers": "int",
-    "num_attention_heads": "int", "num_key_value_heads": "int?", "hidden_act": "str", "max_position_embeddings": "int",
-    "rms_norm_eps": "float", "bos_token_id": "int?", "eos_token_id": "ids", "tie_word_embeddings": "bool",
-    "rope_parameters": "rope?", "attention_bias": "bool", "mlp_bias": "bool", "head_dim": "int?",
-}
-
-
 def refusal(data: dict) -> tuple[str, str] | None:
     """(message, pointer) of the first check transformers 5 fails, or None."""
     key = strict_refusal(data, class_typed("llama"))

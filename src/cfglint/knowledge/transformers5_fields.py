@@ -1,7 +1,8 @@
 """The fields each transformers 5 config class declares, with their annotations, in field order: the strict
 dataclass checks every one of them when it builds the config (huggingface_hub 2.4 `@strict`), the first
 refused one named, whether cfglint reads the key or not; and the bounds transformers' `interval` validator
-puts on some of them, checked after the type: (min, max, exclude_min, exclude_max).
+puts on some of them, checked after the type: (min, max, exclude_min, exclude_max); and each field's default in
+the class (what `cfglint schema transformers-5` exports).
 
 Source: transformers 5.24.0 `models/<family>/configuration_<family>.py`, the class's own fields (not
 PreTrainedConfig's, no ClassVar), as `dataclasses.fields` gives them. The data is transformers5_fields.json,
@@ -17,3 +18,4 @@ from pathlib import Path
 _DATA = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
 FIELDS: dict[str, tuple[tuple[str, str], ...]] = {f: tuple((k, t) for k, t in v) for f, v in _DATA["fields"].items()}
 INTERVALS: dict[str, dict[str, tuple]] = {f: {k: tuple(b) for k, b in v.items()} for f, v in _DATA["intervals"].items()}
+DEFAULTS: dict[str, dict[str, object]] = _DATA["defaults"]  # each field's default in the class

@@ -1,10 +1,16 @@
-"""transformers 5's `LlamaConfig`, as a pydantic schema (see cfglint.consumers.transformers5 for its source)."""
+"""transformers 5's config classes as pydantic schemas, built from the table of their fields
+(knowledge/transformers5_fields.py): every field a class declares, with its annotation as the strict
+dataclass checks it, its bounds and its default. `LlamaConfig` is Llama's; readers/schema.py builds the
+families' (`cfglint schema transformers-5 --family F`). See cfglint.consumers.transformers5 for the source.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Optional, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, create_model
+
+from cfglint.knowledge.transformers5_fields import DEFAULTS, FIELDS, INTERVALS
 
 
 def _not_an_integer(value: object) -> object:
@@ -15,36 +21,39 @@ def _not_an_integer(value: object) -> object:
 
 Float = Annotated[StrictFloat, BeforeValidator(_not_an_integer)]
 
-# The strict types the family entries declare (cfglint.consumers.transformers5), as pydantic annotations.
-_STRICT_ANNOTATIONS: dict[str, Any] = {
-    "int": StrictInt, "float": Float, "number": Union[StrictFloat, StrictInt], "str": StrictStr, "bool": StrictBool,
-    "dict": dict, "rope": dict, "list": list[StrictStr], "ids": Optional[Union[StrictInt, list[StrictInt]]],
+# An annotation's members as pydantic types; `RopeParameters` is a TypedDict the validator can test no value
+# against, so only its `dict` member takes one.
+_MEMBERS: dict[str, Any] = {
+    "int": StrictInt, "float": Float, "str": StrictStr, "bool": StrictBool, "dict": dict,
+    "list[str]": list[StrictStr], "list[int]": list[StrictInt],
 }
 
 
-def strict_annotation(type_name: str) -> Any:
-    """A family field's annotation ("int?": Optional[StrictInt]); Any for a key the class does not check."""
-    annotation = _STRICT_ANNOTATIONS.get(type_name.rstrip("?"), Any)
-    return Optional[annotation] if type_name.endswith("?") and annotation is not Any else annotation
+def class_annotation(annotation: str) -> Any:
+    """A class field's annotation as Python writes it ("int | list[int] | None") as a strict pydantic type."""
+    members = [m.strip() for m in annotation.split("|")]
+    types = tuple(_MEMBERS[m] for m in members if m in _MEMBERS)
+    found = types[0] if len(types) == 1 else Union[types]
+    return Optional[found] if "None" in members else found
 
 
-class LlamaConfig(BaseModel):
-    """The typed fields of the 5.x dataclass (huggingface_hub strict validation)."""
+def class_fields(family: str) -> dict[str, Any]:
+    """(annotation, pydantic Field with the class's default and bounds) for every field of a class, in order."""
+    out = {}
+    for name, annotation in FIELDS[family]:
+        bounds = INTERVALS.get(family, {}).get(name)
+        limits = {}
+        if bounds is not None:
+            low, high, open_low, open_high = bounds
+            if low is not None:
+                limits["gt" if open_low else "ge"] = low
+            if high is not None:
+                limits["lt" if open_high else "le"] = high
+        out[name] = (class_annotation(annotation), Field(DEFAULTS[family][name], **limits))
+    return out
 
-    model_config = ConfigDict(extra="allow", defer_build=True)  # built on the first Llama file, not at start
-    vocab_size: StrictInt = 32000
-    hidden_size: StrictInt = 4096
-    intermediate_size: StrictInt = 11008
-    num_hidden_layers: StrictInt = 32
-    num_attention_heads: StrictInt = 32
-    num_key_value_heads: Optional[StrictInt] = None
-    hidden_act: str = "silu"
-    max_position_embeddings: StrictInt = 2048
-    rms_norm_eps: Float = 1e-6
-    bos_token_id: Optional[StrictInt] = 1
-    eos_token_id: Optional[Union[StrictInt, list[StrictInt]]] = 2
-    tie_word_embeddings: StrictBool = False
-    rope_parameters: Optional[dict] = None
-    attention_bias: StrictBool = False
-    mlp_bias: StrictBool = False
-    head_dim: Optional[StrictInt] = None
+
+LlamaConfig: type[BaseModel] = create_model(
+    "LlamaConfig", __config__=ConfigDict(extra="allow", defer_build=True), __doc__="transformers 5's LlamaConfig: every field its strict dataclass checks.",
+    **class_fields("llama"),
+)
