@@ -255,19 +255,22 @@ def test_a_runtime_that_loads_through_transformers5_refuses_what_it_refuses(tmp_
     assert second.ctx.views["mlx-lm"].outcome == "error" and key in second.ctx.views["mlx-lm"].message
 
 
-@pytest.mark.parametrize("sample", ["qwen2.5-0.5b-instruct-tf5", "smollm2-135m-instruct-tf5"])
-def test_the_same_values_beside_a_tokenizer_model_are_kept_apart(tmp_path: Path, sample: str) -> None:
+@pytest.mark.parametrize(("sample", "beside"), [
+    ("qwen2.5-0.5b-instruct-tf5", "tokenizer.model"), ("smollm2-135m-instruct-tf5", "tokenizer.model"),
+    ("smollm2-135m-instruct-tf5", "tekken.json"),
+])
+def test_the_same_values_beside_a_vocabulary_file_are_kept_apart(tmp_path: Path, sample: str, beside: str) -> None:
     """The converter stops on a value transformers 5's class refuses when its vocabulary step reads the
-    config (AutoTokenizer), and not when a tokenizer.model lets SentencePiece read the vocabulary: two
-    files with the same values, one with a tokenizer.model beside it, do not share its reading."""
+    config (AutoTokenizer), and not when a tokenizer.model (SentencePiece) or, for Llama, a lone tekken.json
+    (Mistral's tokenizer) reads the vocabulary: files with the same values do not share its reading."""
     data = json.loads((SAMPLES / sample / "config.json").read_text(encoding="utf-8"))
     dirs = []
-    for name in ("plain", "sentencepiece", "plain-again"):
+    for name in ("plain", "with-file", "plain-again"):
         folder = tmp_path / name
         folder.mkdir()
         (folder / "config.json").write_text(json.dumps({**data, "rms_norm_eps": 1}, indent=2), encoding="utf-8")
-        if name == "sentencepiece":
-            (folder / "tokenizer.model").write_bytes(b"")
+        if name == "with-file":
+            (folder / beside).write_bytes(b"")
         dirs.append(str(folder))
     outcomes = [r.ctx.views["llama-cpp"].outcome for r in Session().check_all(dirs)]
     assert outcomes == ["error", "loads", "error"]

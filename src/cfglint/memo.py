@@ -7,8 +7,8 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
 (cfglint.knowledge):
 - the intent and the readings of a document are kept under the values of every key those entries can
   consult (their fields, the names their expressions and refusals use, the RoPE inputs), in the order
-  written and with their JSON types, and whether a tokenizer.model is beside it (the converter's
-  vocabulary step then reads no config); a later document with the same values gets the same ones, and the
+  written and with their JSON types, and which of the vocabulary files the converter looks for are beside
+  it (with a tokenizer.model its vocabulary step reads no config); a later document with the same values gets the same ones, and the
   intent's serial names them; when those values are new, each runtime's reading is still kept under the
   keys its own entry consults, and the intent's if it consults the intent (most changes touch a key some
   runtimes never read);
@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from cfglint.reading import DIMS
+from cfglint.tokenizer_names import VOCABULARY_FILES
 
 if TYPE_CHECKING:
     from cfglint.consumers.base import Consumer, View
@@ -260,9 +261,10 @@ def readings(
         _keyed_by[serial] = None if family == "llama" else names
         return found
 
-    # The converter stops on a value the config class refuses unless a tokenizer.model spares it AutoTokenizer.
-    sentencepiece = listing is not None and "tokenizer.model" in listing
-    return kept("readings", (family, runtimes, sentencepiece, tuple(members)), afresh)
+    # The converter stops on a value the config class refuses unless the files its vocabulary step reads
+    # instead spare it AutoTokenizer (knowledge.llama_cpp.VOCAB_READS_CONFIG).
+    vocabulary = tuple([name in listing for name in VOCABULARY_FILES]) if listing is not None else ()
+    return kept("readings", (family, runtimes, vocabulary, tuple(members)), afresh)
 
 
 @lru_cache(maxsize=None)

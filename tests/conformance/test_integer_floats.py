@@ -119,3 +119,18 @@ def test_after_the_fix_transformers5_and_mlx_lm_load_the_same_number(fixed):
         assert type(written[key]) is float and written[key] == integer
         assert getattr(AutoConfig.from_pretrained(fixed[case]), key) == float(integer)
     assert {case: r["outcome"] for case, r in probe_reports(fixed)("mlx-lm").items()} == {case: "loads" for case in fixed}
+
+
+def test_a_lone_tekken_json_spares_the_converter_autotokenizer(tmp_path):
+    """LlamaModel reads a tekken.json without a tokenizer.json as Mistral's own vocabulary, which reads no
+    config: the converter is not stopped by the refusal (the probe passes over what the tiny tekken.json
+    itself makes of the vocabulary step, as over the tiny tokenizers)."""
+    config = copy.deepcopy(BASES["mistral"])
+    config["rms_norm_eps"] = 1.0
+    directory = write_family_checkpoint(config, tmp_path / "tekken")
+    config["rms_norm_eps"] = 1
+    (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    (directory / "tokenizer.json").unlink()
+    (directory / "tekken.json").write_text("{}", encoding="utf-8")
+    [actual] = probe_reports({"tekken": directory})("llama-cpp").values()
+    assert (actual["outcome"], predicted(directory, "llama-cpp").outcome) == ("loads", "loads"), actual["message"]

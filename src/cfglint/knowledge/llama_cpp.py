@@ -33,17 +33,20 @@ ARCH_OF_FAMILY = {
 
 # Whether a family's vocabulary step reads the config through transformers' AutoTokenizer, which loads it
 # with AutoConfig first and stops the converter on what AutoConfig refuses (its strict dataclass's
-# refusals), load_hparams' raw-JSON fallback notwithstanding: ALWAYS (`_set_vocab_gpt2`, base.py
-# get_vocab_base), UNLESS_SENTENCEPIECE (a tokenizer.model beside config.json is read by SentencePiece, which
-# reads no config; without it LlamaModel tries LlamaHfVocab, gguf-py vocab.py, then GPT-2, and Qwen2Model,
-# Gemma3Model and Phi3MiniModel take GPT-2), or NEVER (Gemma and Gemma 2: SentencePiece only).
-# conversion/llama.py LlamaModel.set_vocab, qwen.py Qwen2Model.set_vocab, gemma.py, phi.py,
-# deepseek.py DeepseekV2Model.set_vocab, base.py TextModel.set_vocab.
-ALWAYS, UNLESS_SENTENCEPIECE, NEVER = "always", "unless tokenizer.model", "never"
+# refusals), load_hparams' raw-JSON fallback notwithstanding:
+# - ALWAYS: `_set_vocab_gpt2` (base.py get_vocab_base), TextModel's and DeepseekV2Model's vocabulary;
+# - UNLESS_SENTENCEPIECE: a tokenizer.model beside config.json is read by SentencePiece, which reads no
+#   config; without it Qwen2Model, Gemma3Model and Phi3MiniModel take GPT-2's (qwen.py, gemma.py, phi.py);
+# - UNLESS_SENTENCEPIECE_OR_TEKKEN: LlamaModel (llama.py) also reads a tekken.json without a tokenizer.json
+#   as Mistral's own vocabulary, and tries LlamaHfVocab (gguf-py vocab.py, AutoTokenizer) before GPT-2's;
+# - NEVER: Gemma and Gemma 2, SentencePiece only (gemma.py).
+ALWAYS, NEVER = "always", "never"
+UNLESS_SENTENCEPIECE, UNLESS_SENTENCEPIECE_OR_TEKKEN = "unless tokenizer.model", "unless tokenizer.model or tekken.json alone"
 VOCAB_READS_CONFIG = {
-    "llama": UNLESS_SENTENCEPIECE, "mistral": UNLESS_SENTENCEPIECE, "mixtral": UNLESS_SENTENCEPIECE,
-    "granite": UNLESS_SENTENCEPIECE, "qwen2": UNLESS_SENTENCEPIECE, "qwen3": UNLESS_SENTENCEPIECE,
-    "gemma3_text": UNLESS_SENTENCEPIECE, "phi3": UNLESS_SENTENCEPIECE,  # Phi-4's GPT2Tokenizer has no tokenizer.model
+    "llama": UNLESS_SENTENCEPIECE_OR_TEKKEN, "mistral": UNLESS_SENTENCEPIECE_OR_TEKKEN,
+    "mixtral": UNLESS_SENTENCEPIECE_OR_TEKKEN, "granite": UNLESS_SENTENCEPIECE_OR_TEKKEN,
+    "qwen2": UNLESS_SENTENCEPIECE, "qwen3": UNLESS_SENTENCEPIECE, "gemma3_text": UNLESS_SENTENCEPIECE,
+    "phi3": UNLESS_SENTENCEPIECE,  # Phi-4's GPT2Tokenizer has no tokenizer.model
     "qwen2_moe": ALWAYS, "qwen3_moe": ALWAYS, "olmo2": ALWAYS, "gpt_oss": ALWAYS, "deepseek_v2": ALWAYS,
     "deepseek_v3": ALWAYS, "gemma": NEVER, "gemma2": NEVER,
 }  # fmt: skip

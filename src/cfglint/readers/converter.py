@@ -55,13 +55,18 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
 
 def vocab_reads_config(family: str, doc: Document) -> bool:
     """Whether the converter's vocabulary step loads this config with transformers' AutoTokenizer
-    (knowledge.llama_cpp.VOCAB_READS_CONFIG): for some families, unless a tokenizer.model is beside it."""
-    from cfglint.knowledge.llama_cpp import ALWAYS, UNLESS_SENTENCEPIECE, VOCAB_READS_CONFIG
+    (knowledge.llama_cpp.VOCAB_READS_CONFIG): for some families, unless SentencePiece or Mistral's own
+    tokenizer reads the vocabulary from a file beside it."""
+    from cfglint.knowledge.llama_cpp import ALWAYS, UNLESS_SENTENCEPIECE, UNLESS_SENTENCEPIECE_OR_TEKKEN, VOCAB_READS_CONFIG
+    from cfglint.tokenizer_names import SENTENCEPIECE, TEKKEN, TOKENIZER
 
     route = VOCAB_READS_CONFIG.get(family, ALWAYS)
-    if route == UNLESS_SENTENCEPIECE:
-        return not (doc.path.parent / "tokenizer.model").is_file()
-    return route == ALWAYS
+    if route not in (UNLESS_SENTENCEPIECE, UNLESS_SENTENCEPIECE_OR_TEKKEN):
+        return route == ALWAYS
+    folder = doc.path.parent
+    if (folder / SENTENCEPIECE).is_file():
+        return False
+    return not (route == UNLESS_SENTENCEPIECE_OR_TEKKEN and (folder / TEKKEN).is_file() and not (folder / TOKENIZER).is_file())
 
 
 # LlamaModel (llama, mistral, mixtral, granite) bakes llama3 scaling into a rope_freqs tensor; the others drop it.
