@@ -263,7 +263,7 @@ def readings(
 
     # The converter stops on a value the config class refuses unless the files its vocabulary step reads
     # instead spare it AutoTokenizer (knowledge.llama_cpp.VOCAB_READS_CONFIG).
-    vocabulary = tuple([name in listing for name in VOCABULARY_FILES]) if listing is not None else ()
+    vocabulary = VOCABULARY_FILES & listing if listing is not None else None
     return kept("readings", (family, runtimes, vocabulary, tuple(members)), afresh)
 
 

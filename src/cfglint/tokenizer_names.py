@@ -14,4 +14,4 @@ NAMES = (TOKENIZER_CONFIG, SPECIAL_TOKENS_MAP, TOKENIZER, TEMPLATE_FILE, TEMPLAT
 SENTENCEPIECE = "tokenizer.model"
 TEKKEN = "tekken.json"  # Mistral's own tokenizer
 # The files beside config.json the converter's vocabulary routes look for (cfglint.memo keeps readings apart by them).
-VOCABULARY_FILES = (SENTENCEPIECE, TEKKEN, TOKENIZER)
+VOCABULARY_FILES = frozenset({SENTENCEPIECE, TEKKEN, TOKENIZER})
