@@ -8,14 +8,13 @@ and again. Within one run (Session.check_all), for a family the runtimes read th
 - the intent and the readings of a document are kept under the values of every key those entries can
   consult (their fields, the names their expressions and refusals use, the RoPE inputs), in the order
   written and with their JSON types, and which of the vocabulary files the converter looks for are beside
-  it (with a tokenizer.model its vocabulary step reads no config); a later document with the same values gets the same ones, and the
-  intent's serial names them; when those values are new, each runtime's reading is still kept under the
-  keys its own entry consults, and the intent's if it consults the intent (most changes touch a key some
-  runtimes never read);
+  it (with a tokenizer.model its vocabulary step reads no config); a later document with the same values
+  gets the same ones, and the intent's serial names them; when those values are new, each runtime's
+  reading is still kept under the keys its own entry consults, and the intent's if it consults the intent
+  (most changes touch a key some runtimes never read);
 - the findings of the rules that name their CONFIG_KEYS (cfglint.rule) are kept under the serial and the
   values of those of the keys the serial does not settle (cfglint.engine keeps them here: this module
-  sits below the rules); the
-  comparisons those rules make (Context.diverging) are made once with them.
+  sits below the rules); the comparisons those rules make (Context.diverging) are made once with them.
 
 A Llama file is read by hand-written readings that name no keys of their own: its intent and readings are
 kept under every member but the few no reading looks at (LLAMA_UNREAD), unless a generation_config.json is
