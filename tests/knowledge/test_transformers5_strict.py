@@ -17,7 +17,7 @@ import pytest
 
 from cfglint import consumers
 from cfglint.consumers import transformers5
-from cfglint.knowledge import transformers5_fields
+from cfglint.knowledge import strict_types, transformers5_fields
 from cfglint.knowledge.entry import number_kind
 from cfglint.knowledge.transformers5 import FAMILIES
 
@@ -143,3 +143,16 @@ def test_a_fields_number_kind_is_what_the_class_takes(family: str) -> None:
             assert takes != {"integer": False, "float": True}, (key, annotation)
         else:
             assert takes == {"integer": kind == "integer", "float": kind == "float"}, (key, annotation)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_the_entries_types_are_the_class_annotations(family: str) -> None:
+    """The transformers 5 entries name each field's type in short (`int?`, `ids`); the refusal, the schema
+    and L001 read the class table instead, so the short names must say the same (`list` is `list[str]`)."""
+    annotations = strict_types.field_annotations(family)
+    for key, field in FAMILIES[family].fields.items():
+        if key not in annotations:
+            assert field.type == "any", (key, "not a field of the class: read as any value")
+            continue
+        short = sorted("list[str]" if m == "list" else m for m in strict_types._members(field.type))
+        assert short == sorted(strict_types._members(annotations[key])), (key, field.type, annotations[key])
