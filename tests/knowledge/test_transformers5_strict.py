@@ -156,3 +156,60 @@ def test_the_entries_types_are_the_class_annotations(family: str) -> None:
             continue
         short = sorted("list[str]" if m == "list" else m for m in strict_types._members(field.type))
         assert short == sorted(strict_types._members(annotations[key])), (key, field.type, annotations[key])
+
+
+def _dimension_cases() -> list[tuple[str, str, dict]]:
+    """Each family's tiny config with a head size the class validators look at."""
+    from cfglint.compat import BASE
+    from tests.families import BASES
+
+    out = []
+    for family in ["llama", *FAMILIES]:
+        base = {k: v for k, v in (BASE if family == "llama" else BASES[family]).items() if k != "head_dim"}
+        odd = dict(base, hidden_size=45, num_attention_heads=9, num_key_value_heads=3)
+        out += [
+            (family, "odd-derived", odd),
+            (family, "odd-head_dim", dict(base, head_dim=5)),
+            (family, "odd-head_dim-partial", dict(base, head_dim=5, partial_rotary_factor=0.5)),
+            (family, "small-odd-head_dim", dict(base, head_dim=3)),
+            (family, "heads-not-dividing", dict(base, hidden_size=64, num_attention_heads=6, num_key_value_heads=2, head_dim=16)),
+        ]
+    nested = {"full_attention": {"rope_type": "default", "rope_theta": 10000.0},
+              "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}
+    out.append(("gemma3_text", "odd-head_dim-nested", dict(BASES["gemma3_text"], head_dim=5, rope_parameters=nested)))
+    return out
+
+
+@pytest.mark.parametrize(("family", "case", "config"), _dimension_cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_class_validator_refusals_are_transformers5s(family: str, case: str, config: dict) -> None:  # noqa: ARG001  (in the test id)
+    """validate_architecture and validate_rope's even-dimension check, as the installed classes apply them:
+    cfglint refuses exactly where the class does, and quotes the StrictDataclassClassValidationError."""
+    from huggingface_hub.errors import StrictDataclassClassValidationError
+    from transformers import CONFIG_MAPPING
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            CONFIG_MAPPING[family].from_dict(dict(config))
+            observed = None
+        except StrictDataclassClassValidationError as err:
+            observed = f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
+    found = transformers5.refusal(config) if family == "llama" else transformers5.family_refusal(config, FAMILIES[family])
+    assert (found[0] if found and found[0].startswith("StrictDataclassClassValidationError") else None) == observed
+
+
+def test_a_rope_type_of_another_json_type_is_refused_when_the_model_is_built() -> None:
+    """The config class only warns of a rope_type it has no validator for; RotaryEmbedding looks the type up
+    when the model is built, and a number is no type it has."""
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM
+
+    from tests.families import BASES
+
+    config = {k: v for k, v in BASES["qwen2"].items() if k != "rope_theta"} | {"rope_parameters": {"rope_type": 5, "rope_theta": 10000.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = CONFIG_MAPPING["qwen2"].from_dict(dict(config))
+        with pytest.raises(KeyError) as raised:
+            AutoModelForCausalLM.from_config(built)
+    assert transformers5.family_refusal(config, FAMILIES["qwen2"]) is None  # what AutoConfig (and AutoTokenizer) loads
+    assert transformers5.model_refusal(config) == (f"KeyError: {raised.value}", "/rope_parameters")

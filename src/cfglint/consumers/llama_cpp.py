@@ -99,9 +99,11 @@ class LlamaCpp(Consumer):
 
 
 def _stops_the_vocabulary(refusal: str, family: str, doc: Document) -> bool:
-    """A mistyped field (transformers 5's strict dataclass) stops the converter where its vocabulary step
-    loads the config through AutoTokenizer: the raw-JSON fallback of load_hparams does not cover that."""
-    if not refusal.startswith("StrictDataclassFieldValidationError"):
+    """What transformers 5's config class refuses stops the converter where its vocabulary step loads the
+    config through AutoTokenizer, which passes over a ValueError or OSError only (the strict dataclass's
+    refusals are neither, nor is validate_rope's KeyError): the raw-JSON fallback of load_hparams does not
+    cover that."""
+    if not refusal.startswith(("StrictDataclass", "KeyError")):
         return False
     from cfglint.readers.converter import vocab_reads_config
 
