@@ -6,6 +6,7 @@ table of those fields (cfglint/knowledge/transformers5_fields.json) is the insta
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import os
@@ -102,7 +103,7 @@ def test_strict_refusals_are_transformers5s(family: str, key: str, declared: str
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                cls.from_dict({key: value})
+                cls.from_dict({key: copy.deepcopy(value)})  # it standardises a RoPE dict in place
                 observed = None
             except StrictDataclassFieldValidationError as err:
                 observed = f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
@@ -165,7 +166,8 @@ def _dimension_cases() -> list[tuple[str, str, dict]]:
 
     out = []
     for family in ["llama", *FAMILIES]:
-        base = {k: v for k, v in (BASE if family == "llama" else BASES[family]).items() if k != "head_dim"}
+        # a copy of its own: the config class standardises the RoPE dicts it is given in place
+        base = {k: v for k, v in copy.deepcopy(BASE if family == "llama" else BASES[family]).items() if k != "head_dim"}
         odd = dict(base, hidden_size=45, num_attention_heads=9, num_key_value_heads=3)
         out += [
             (family, "odd-derived", odd),
@@ -176,8 +178,8 @@ def _dimension_cases() -> list[tuple[str, str, dict]]:
         ]
     nested = {"full_attention": {"rope_type": "default", "rope_theta": 10000.0},
               "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}
-    out.append(("gemma3_text", "odd-head_dim-nested", dict(BASES["gemma3_text"], head_dim=5, rope_parameters=nested)))
-    return out
+    out.append(("gemma3_text", "odd-head_dim-nested", dict(copy.deepcopy(BASES["gemma3_text"]), head_dim=5, rope_parameters=nested)))
+    return [(family, case, copy.deepcopy(config)) for family, case, config in out]  # no dict shared between cases
 
 
 @pytest.mark.parametrize(("family", "case", "config"), _dimension_cases(), ids=lambda v: v if isinstance(v, str) else "")
@@ -190,7 +192,7 @@ def test_class_validator_refusals_are_transformers5s(family: str, case: str, con
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            CONFIG_MAPPING[family].from_dict(dict(config))
+            CONFIG_MAPPING[family].from_dict(copy.deepcopy(config))  # it standardises the RoPE dicts in place
             observed = None
         except StrictDataclassClassValidationError as err:
             observed = f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
@@ -205,10 +207,10 @@ def test_a_rope_type_of_another_json_type_is_refused_when_the_model_is_built() -
 
     from tests.families import BASES
 
-    config = {k: v for k, v in BASES["qwen2"].items() if k != "rope_theta"} | {"rope_parameters": {"rope_type": 5, "rope_theta": 10000.0}}
+    config = {k: v for k, v in copy.deepcopy(BASES["qwen2"]).items() if k != "rope_theta"} | {"rope_parameters": {"rope_type": 5, "rope_theta": 10000.0}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        built = CONFIG_MAPPING["qwen2"].from_dict(dict(config))
+        built = CONFIG_MAPPING["qwen2"].from_dict(copy.deepcopy(config))
         with pytest.raises(KeyError) as raised:
             AutoModelForCausalLM.from_config(built)
     assert transformers5.family_refusal(config, FAMILIES["qwen2"]) is None  # what AutoConfig (and AutoTokenizer) loads
