@@ -125,11 +125,9 @@ class MlxLm(Consumer):
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         view = super().read_family(doc, intent, entry)
         if view.failure is None:
-            from cfglint import knowledge
-            from cfglint.consumers.transformers5 import refusal_for
+            from cfglint.consumers.transformers5 import config_refusal
 
-            reference = knowledge.entry("transformers-5", entry.family)
-            refused = refusal_for(doc, intent, reference) if reference else None
+            refused = config_refusal(doc, intent, entry.family)
             if refused:
                 view.fail(Failure(f"{refused[0]} (AutoTokenizer reads the config with transformers 5)", refused[1], "validation"))
         return view

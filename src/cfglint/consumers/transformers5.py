@@ -146,6 +146,15 @@ def model_refusal(data: dict) -> tuple[str, str] | None:
     return None
 
 
+def config_refusal(doc: Document, intent: Intent, family: str) -> tuple[str, str] | None:
+    """What AutoConfig refuses of a family's file, for the runtimes that load it through transformers 5's
+    config class first (mlx-lm's AutoTokenizer, the converter's vocabulary step)."""
+    from cfglint import knowledge
+
+    reference = knowledge.entry("transformers-5", family)
+    return refusal_for(doc, intent, reference) if reference is not None else None
+
+
 def refusal_for(doc: Document, intent: Intent, entry) -> tuple[str, str] | None:
     """family_refusal, once per document: transformers 5 and mlx-lm (through AutoTokenizer) both ask."""
     if entry.family not in intent.refusals:
