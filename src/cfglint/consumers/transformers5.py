@@ -78,7 +78,8 @@ def refusal(data: dict) -> tuple[str, str] | None:
     key = strict_refusal(data, class_typed("llama"))
     if key is not None:
         return strict_message(key, data[key], field_annotations("llama")[key], INTERVALS.get("llama", {}).get(key)), "/" + key
-    refused = _not_a_multiple(data.get("hidden_size", 4096), data.get("num_attention_heads", 32))
+    defaults = FIELD_DEFAULTS["llama"]
+    refused = _not_a_multiple(data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"]))
     if refused:
         return refused, "/num_attention_heads"
     _, scaling, kind, sources = resolve_rope(data)
@@ -128,7 +129,8 @@ def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     key = strict_refusal(data, class_typed(entry.family))
     if key is not None:
         return strict_message(key, data[key], field_annotations(entry.family)[key], INTERVALS.get(entry.family, {}).get(key)), "/" + key
-    hidden, heads = data.get("hidden_size", entry.fields["hidden_size"].default), data.get("num_attention_heads", entry.fields["num_attention_heads"].default)
+    defaults = FIELD_DEFAULTS[entry.family]
+    hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
     refused = _not_a_multiple(hidden, heads) if entry.family in _VALIDATES_HEADS else None
     if refused:
         return refused, "/num_attention_heads"
