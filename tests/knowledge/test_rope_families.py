@@ -17,6 +17,7 @@ import pytest
 
 from cfglint import consumers, document
 from cfglint.compat import edited
+from cfglint.consumers.mlx_lm import TOKENIZER_READS_IT
 from cfglint.engine import context_of
 from cfglint.reading import same
 from tests.families import BASES
@@ -124,7 +125,9 @@ def test_partial_rotary_factor():
           "mistralrs": "Expected either `su` or `yarn` RoPE"}),
         ({"type": "longrope", "short_factor": SHORT[:7], "long_factor": LONG},
          {"transformers-4": "ValueError: `rope_scaling`'s short_factor field must have length 8, got 7",
-          "mlx-lm": False, "candle": "inconsistent last dim size in rope: 7 frequencies for a rotary width of 16",
+          "mlx-lm": "StrictDataclassClassValidationError: Class validation error for validator 'validate_rope': ValueError: "
+                    "`rope_parameters`'s short_factor field must have length 8, got 7" + TOKENIZER_READS_IT,
+          "candle": "inconsistent last dim size in rope: 7 frequencies for a rotary width of 16",
           "mistralrs": "index out of bounds: the len is 7 but the index is 7"}),
         ({"type": "longrope", "short_factor": SHORT, "long_factor": "x"},
          {"transformers-4": "ValueError: `rope_scaling`'s long_factor field must be a list of numbers, got x",
@@ -355,6 +358,9 @@ def test_mlx_lm_against_the_built_model(case, mlx):
             assert view.message == "ValueError: rope_scaling must contain keys {'long_factor', 'type'}"
         else:
             assert view.message == real["error"]
+        return
+    if "tokenizer_error" in real:  # mlx_lm.load stops where transformers 5's Phi3Config refuses the file
+        assert view.message == " ".join(line.strip() for line in real["tokenizer_error"].splitlines()) + TOKENIZER_READS_IT
         return
     assert view.outcome == "loads", view.message
     config = REAL_CASES[case]

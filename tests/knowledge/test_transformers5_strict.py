@@ -214,4 +214,4 @@ def test_a_rope_type_of_another_json_type_is_refused_when_the_model_is_built() -
         with pytest.raises(KeyError) as raised:
             AutoModelForCausalLM.from_config(built)
     assert transformers5.family_refusal(config, FAMILIES["qwen2"]) is None  # what AutoConfig (and AutoTokenizer) loads
-    assert transformers5.model_refusal(config) == (f"KeyError: {raised.value}", "/rope_parameters")
+    assert transformers5.model_refusal(config, "qwen2") == (f"KeyError: {raised.value}", "/rope_parameters/rope_type")

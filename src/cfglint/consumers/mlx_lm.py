@@ -27,6 +27,8 @@ REQUIRED = ("model_type", "hidden_size", "num_hidden_layers", "intermediate_size
 # dataclass keeps; every other key is dropped.
 FIELDS = (*REQUIRED, "head_dim", "max_position_embeddings", "num_key_value_heads", "attention_bias", "mlp_bias", "rope_theta",
           "rope_traditional", "rope_scaling", "tie_word_embeddings")
+# mlx_lm.load's tokenizer half loads the config with transformers 5's AutoConfig first: what it refuses.
+TOKENIZER_READS_IT = " (AutoTokenizer reads the config with transformers 5)"
 SUPPORTED = {"default", "linear", "dynamic", "llama3", "yarn", "deepseek_yarn", "telechat3-yarn", "longrope", "proportional", "mrope"}
 
 
@@ -98,7 +100,7 @@ class MlxLm(Consumer):
 
             refused = refusal(data)
             if refused:
-                failure = Failure(f"{refused[0]} (AutoTokenizer reads the config with transformers 5)", refused[1], "validation")
+                failure = Failure(refused[0] + TOKENIZER_READS_IT, refused[1], "validation")
         if failure:
             return view.fail(failure)
         take(view, data, "rope_theta", 10000.0)
@@ -129,5 +131,5 @@ class MlxLm(Consumer):
 
             refused = config_refusal(doc, intent, entry.family)
             if refused:
-                view.fail(Failure(f"{refused[0]} (AutoTokenizer reads the config with transformers 5)", refused[1], "validation"))
+                view.fail(Failure(refused[0] + TOKENIZER_READS_IT, refused[1], "validation"))
         return view

@@ -77,6 +77,11 @@ def _outside(value: object, bounds: tuple | None) -> str | None:
     return f"ValueError: Value must be {' and '.join(p for p in parts if p)}, got {value}."
 
 
+def class_validation(validator: str, error: str) -> str:
+    """A class validator's refusal as the strict dataclass raises it (huggingface_hub 2.4 wraps the error)."""
+    return f"StrictDataclassClassValidationError: Class validation error for validator '{validator}': {error}"
+
+
 def strict_message(key: str, value: object, type_name: str, bounds: tuple | None = None) -> str:
     """StrictDataclassFieldValidationError as the config class raises it for a value of this field, its two
     lines joined: the type's refusal, else the bounds'."""

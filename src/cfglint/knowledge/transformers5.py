@@ -278,3 +278,8 @@ FAMILIES = {entry.family: entry for entry in ENTRIES}
 MULTIMODAL = {"gemma3": ("gemma3_text", "/text_config")}
 # Where this runtime reads a multimodal file's text model (Gemma3Config -> text_config).
 TEXT_CONFIG = {"gemma3": "/text_config"}
+
+# The RoPE types a model's RotaryEmbedding builds: "default" itself, and the rest by looking rope_type up in
+# ROPE_INIT_FUNCTIONS (modeling_rope_utils.py @ v5.24.0), a KeyError for any other. The config class only
+# warns of a type it has no validator for. tests/knowledge/test_transformers5_rope_types.py checks the set.
+ROPE_BUILT = frozenset({"default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional"})

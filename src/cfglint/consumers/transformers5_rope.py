@@ -1,0 +1,210 @@
+"""transformers 5's RoPE parameters as its config classes keep them, and what the classes and the models
+built from them refuse.
+
+Source: transformers 5.24.0 modeling_rope_utils.py (convert_rope_params_to_dict, standardize_rope_params,
+validate_rope, _check_received_keys; the _compute_*_parameters a model's RotaryEmbedding calls),
+models/phi3/configuration_phi3.py (`su` and `yarn` are longrope, every other type but default is refused),
+models/gemma3/configuration_gemma3.py (default parameters per layer type, a legacy rope_scaling merged into
+full attention's). tests/knowledge/test_transformers5_rope_types.py holds each refusal to the installed
+classes and models, family by family.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfglint.consumers.python_reader import set_text
+from cfglint.knowledge.strict_types import class_validation
+from cfglint.knowledge.transformers5 import FAMILIES, ROPE_BUILT
+from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
+
+# validate_rope's required keys per type (_validate_<type>_rope_parameters) besides rope_type and rope_theta,
+# which standardisation always fills.
+REQUIRED = {
+    "linear": {"factor"},
+    "dynamic": {"factor"},
+    "yarn": {"factor", "original_max_position_embeddings"},
+    "longrope": {"short_factor", "long_factor", "original_max_position_embeddings"},
+    "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
+}
+# The types whose parameters standardisation gives an original context (standardize_rope_params).
+_WITH_ORIGINAL_CONTEXT = ("llama3", "yarn", "longrope")
+# Phi3Config.convert_rope_params_to_dict renames these after standardisation: `su` gets no original context.
+_PHI3_LONGROPE = ("su", "yarn")
+# The types whose parameters read `getattr(config, "head_dim", hidden // heads)`, None where the class keeps
+# a None head_dim: longrope while the class validates it, dynamic and yarn when the model is built.
+_HEAD_DIM_AS_IS = {"longrope": "validation", "dynamic": "model", "yarn": "model"}
+_NONE_TIMES_FLOAT = "TypeError: unsupported operand type(s) for *: 'NoneType' and 'float'"
+
+# Where a config class sets head_dim in __post_init__ whatever the file leaves out (configuration_llama.py,
+# configuration_mistral.py: hidden // heads when None) or says (configuration_deepseek_v2.py, _v3.py: the
+# RoPE width).
+# DeepseekV3Config declares no head_dim: a file's is passed on to PreTrainedConfig, which sets it after.
+_HEAD_DIM_DERIVED = {"llama", "mistral"}
+_HEAD_DIM_IS = {"deepseek_v2": "qk_rope_head_dim"}
+_HEAD_DIM_UNLESS_GIVEN = {"deepseek_v3": "qk_rope_head_dim"}
+# The layer types a class builds its rope_parameters for, in order, from a file that gives them flat or not at
+# all (configuration_gemma3.py): a legacy rope_scaling is merged into full attention's, whose own rope_type
+# ("default") a legacy `type` does not replace.
+PER_LAYER_TYPE = {"gemma3_text": ("sliding_attention", "full_attention")}
+_ABSENT = object()
+
+Parameters = tuple[str, dict, str]  # (layer type, the parameters, where the file gives them)
+
+
+def class_head_dim(data: dict, family: str) -> Any:
+    """The config class's head_dim attribute: the file's, derived, another key's, or the class default
+    (`_ABSENT` where the class has none and the file gives none)."""
+    defaults = FIELD_DEFAULTS[family]
+    if family in _HEAD_DIM_IS:
+        return data.get(_HEAD_DIM_IS[family], defaults.get(_HEAD_DIM_IS[family]))
+    if family in _HEAD_DIM_UNLESS_GIVEN and "head_dim" not in data:
+        return data.get(_HEAD_DIM_UNLESS_GIVEN[family], defaults.get(_HEAD_DIM_UNLESS_GIVEN[family]))
+    head_dim = data["head_dim"] if "head_dim" in data else defaults.get("head_dim", _ABSENT)
+    if head_dim is None and family in _HEAD_DIM_DERIVED:
+        hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
+        head_dim = hidden // heads if isinstance(hidden, int) and isinstance(heads, int) and heads else None
+    return head_dim
+
+
+def _rotated_head(data: dict, family: str, head_dim: Any) -> int | None:
+    """`getattr(config, "head_dim", hidden // heads)`, where it is a number."""
+    if head_dim is _ABSENT:
+        defaults = FIELD_DEFAULTS[family]
+        hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
+        head_dim = hidden // heads if isinstance(hidden, int) and isinstance(heads, int) and heads else None
+    return head_dim if isinstance(head_dim, int) and not isinstance(head_dim, bool) else None
+
+
+def parameter_sets(data: dict, family: str) -> list[Parameters]:
+    """Each set of RoPE parameters the config class keeps for `data`, standardised as it does; the values
+    are the file's own (a rope_type of 5 stays 5)."""
+    if family in PER_LAYER_TYPE:
+        return _per_layer_type(data, family)
+    scaling, params = data.get("rope_scaling"), data.get("rope_parameters")
+    declared = FAMILIES[family].fields.get("rope_parameters") if family in FAMILIES else None
+    if scaling:
+        chosen, at = scaling, "/rope_scaling"
+    elif params is None and declared is not None and declared.default is not None:
+        chosen, at = declared.default, ""  # the class's own parameters (gpt-oss: YaRN x32)
+    else:
+        chosen, at = params or {}, "/rope_parameters"
+    if not isinstance(chosen, dict):
+        return []
+    chosen = dict(chosen)
+    chosen.setdefault("rope_type", chosen.get("type", "default"))
+    if chosen["rope_type"] in _WITH_ORIGINAL_CONTEXT:
+        chosen.setdefault("original_max_position_embeddings", data.get("max_position_embeddings"))
+    partial = data.get("partial_rotary_factor", FIELD_DEFAULTS[family].get("partial_rotary_factor"))
+    if partial is not None or family == "phi3":
+        chosen.setdefault("partial_rotary_factor", 1.0 if partial is None else partial)
+    if family == "phi3" and chosen["rope_type"] in _PHI3_LONGROPE:
+        chosen["rope_type"] = "longrope"
+    return [("full_attention", chosen, at)]
+
+
+def _per_layer_type(data: dict, family: str) -> list[Parameters]:
+    params, legacy = data.get("rope_parameters"), data.get("rope_scaling")
+    params = params if isinstance(params, dict) else {}
+    nested = [t for t in params if t in PER_LAYER_TYPE[family]]
+    out = []
+    for layer_type in nested or PER_LAYER_TYPE[family]:
+        given = params.get(layer_type) if nested else None
+        chosen = dict(given) if isinstance(given, dict) else {"rope_type": "default"}
+        at = f"/rope_parameters/{layer_type}" if isinstance(given, dict) else ""
+        if layer_type == "full_attention" and isinstance(legacy, dict):
+            chosen.update(legacy)
+            at = at or "/rope_scaling"
+        chosen.setdefault("rope_type", chosen.get("type", "default"))
+        if chosen["rope_type"] in _WITH_ORIGINAL_CONTEXT:
+            chosen.setdefault("original_max_position_embeddings", data.get("max_position_embeddings"))
+        out.append((layer_type, chosen, at))
+    return out
+
+
+def type_pointer(params: dict, at: str) -> str:
+    return at + ("/rope_type" if "rope_type" in params or "type" not in params else "/type") if at else "/rope_parameters"
+
+
+def rope_refusal(data: dict, family: str) -> tuple[str, str] | None:
+    """validate_rope's refusal of the RoPE parameters, as the class raises it (a missing key's KeyError is not
+    wrapped), or None; the even-dimension check is odd_rotary_dimension."""
+    head_dim = class_head_dim(data, family)
+    for _, params, at in parameter_sets(data, family):
+        kind = params["rope_type"] if isinstance(params["rope_type"], str) else ""  # another JSON type: model_refusal
+        missing = REQUIRED.get(kind, set()) - set(params)
+        if missing:
+            return f"KeyError: \"Missing required keys in `rope_parameters` for 'rope_type'='{kind}': {set_text(missing)}\"", at or "/rope_parameters"
+        if head_dim is None and _HEAD_DIM_AS_IS.get(kind) == "validation":
+            return class_validation("validate_rope", _NONE_TIMES_FLOAT), "/head_dim" if "head_dim" in data else at or "/rope_parameters"
+    if family == "phi3":
+        return _phi3_refusal(data)
+    return None
+
+
+def _phi3_refusal(data: dict) -> tuple[str, str] | None:
+    """Phi3Config.validate_rope, after the generic checks: one type, and a longrope factor per frequency."""
+    (_, params, at), = parameter_sets(data, "phi3")
+    at = at or "/rope_parameters"
+    kind = params["rope_type"]
+    if kind not in ("default", "longrope"):
+        return class_validation("validate_rope", f"ValueError: `rope_parameters`'s type field must be one of ['longrope'], got {kind}"), type_pointer(params, at)
+    defaults = FIELD_DEFAULTS["phi3"]
+    hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
+    partial = params.get("partial_rotary_factor")
+    if not (isinstance(hidden, int) and isinstance(heads, int) and heads and isinstance(partial, (int, float))):
+        return None
+    rotary_ndims = int(hidden // heads * partial)
+    for name in ("short_factor", "long_factor"):
+        factors = params.get(name)
+        if factors is None:
+            continue
+        if not (isinstance(factors, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in factors)):
+            return class_validation("validate_rope", f"ValueError: `rope_parameters`'s {name} field must be a list of numbers, got {factors}"), f"{at}/{name}"
+        if len(factors) != rotary_ndims // 2:
+            return class_validation("validate_rope", f"ValueError: `rope_parameters`'s {name} field must have length {rotary_ndims // 2}, got {len(factors)}"), f"{at}/{name}"
+    return None
+
+
+def odd_rotary_dimension(data: dict, family: str) -> tuple[str, str] | None:
+    """validate_rope (modeling_rope_utils.py): a fully rotated head of an odd size above 4 is refused, for the
+    first layer type whose partial_rotary_factor turns all of it; head_dim is the class's attribute."""
+    head_dim = class_head_dim(data, family)
+    if not isinstance(head_dim, int) or head_dim <= 4 or head_dim % 2 == 0:
+        return None
+    rope = data.get("rope_scaling") or data.get("rope_parameters") or {}
+    layers = {k: v for k, v in rope.items() if k in ("full_attention", "sliding_attention")} if isinstance(rope, dict) else {}
+    given = data.get("partial_rotary_factor", FIELD_DEFAULTS[family].get("partial_rotary_factor"))
+    if not layers and family in PER_LAYER_TYPE:
+        layers, given = dict.fromkeys(PER_LAYER_TYPE[family], {}), None
+    for layer_type, params in (layers or {"full_attention": rope}).items():
+        factor = params.get("partial_rotary_factor", given if given is not None else 1.0) if isinstance(params, dict) else 1.0
+        if isinstance(factor, (int, float)) and int(head_dim * factor) == head_dim:
+            message = (f"ValueError: RoPE requires an even rotary dimension, but got `head_dim`={head_dim} with "
+                       f"`partial_rotary_factor`={factor} for `{layer_type}`.")
+            return class_validation("validate_rope", message), "/head_dim"
+    return None
+
+
+def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
+    """What the config class takes and building the model refuses (AutoConfig alone, as AutoTokenizer uses it,
+    loads the file): a type RotaryEmbedding looks up in ROPE_INIT_FUNCTIONS in vain (the class only warns of
+    a type it has no validator for), a None head_dim the type's parameters multiply, and longrope short
+    factors that are not one per frequency (the tensors do not broadcast)."""
+    head_dim = class_head_dim(data, family)
+    for _, params, at in parameter_sets(data, family):
+        kind = params["rope_type"]
+        if not isinstance(kind, (str, int, float, bool, type(None))):
+            return f"TypeError: unhashable type: '{type(kind).__name__}'", type_pointer(params, at)
+        if kind not in ROPE_BUILT:
+            return f"KeyError: {kind!r}", type_pointer(params, at)
+        if head_dim is None and isinstance(kind, str) and _HEAD_DIM_AS_IS.get(kind) == "model":
+            return _NONE_TIMES_FLOAT, "/head_dim" if "head_dim" in data else at or "/rope_parameters"
+        short, width = params.get("short_factor"), _rotated_head(data, family, head_dim)
+        if kind == "longrope" and isinstance(short, list) and width is not None:
+            partial = params.get("partial_rotary_factor", 1.0)
+            frequencies = len(range(0, int(width * partial), 2)) if isinstance(partial, (int, float)) else None
+            if frequencies is not None and len(short) not in (1, frequencies):
+                message = f"RuntimeError: The size of tensor a ({len(short)}) must match the size of tensor b ({frequencies}) at non-singleton dimension 0"
+                return message, f"{at or '/rope_parameters'}/short_factor"
+    return None

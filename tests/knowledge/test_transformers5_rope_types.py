@@ -1,0 +1,95 @@
+"""transformers 5 on the RoPE parameters of every family, as the installed classes and models take them: a
+type the config class has no validator for only warns, and building the model looks it up in
+ROPE_INIT_FUNCTIONS (a KeyError); Phi-3's class names `su` and `yarn` longrope and refuses every other type;
+Gemma 3 keeps its default type over a legacy `type`; a type's required keys are checked per family. cfglint's
+transformers 5 reading refuses exactly where the config class or the model build does, with its message.
+
+Runs in-process with the transformers 5 cfglint is installed with: a tiny model per case, in seconds.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+from cfglint import consumers, document
+from cfglint.engine import context_of
+from cfglint.knowledge.transformers5 import FAMILIES
+
+_LONG = {"short_factor": [1.0] * 8, "long_factor": [2.0] * 8}  # one per frequency of these 16-wide heads
+PARAMETERS = {
+    "foo": {"rope_type": "foo", "factor": 2.0},
+    "number": {"rope_type": 5, "factor": 2.0},
+    "null": {"rope_type": None, "factor": 2.0},
+    "su": {"rope_type": "su", **_LONG},
+    "su-with-context": {"rope_type": "su", "original_max_position_embeddings": 64, **_LONG},
+    "legacy-type-linear": {"type": "linear", "factor": 2.0},
+    "linear-without-factor": {"rope_type": "linear"},
+    "yarn": {"rope_type": "yarn", "factor": 2.0},
+    "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    "longrope": {"rope_type": "longrope", **_LONG},  # a factor per frequency for Phi-3 only: the others' heads differ
+    "longrope-one-factor": {"rope_type": "longrope", "short_factor": [1.0], "long_factor": [2.0]},  # broadcast
+    "list": {"rope_type": ["linear"], "factor": 2.0},
+    "llama3": {"rope_type": "llama3", "factor": 2.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+    "proportional": {"rope_type": "proportional"},
+}
+
+
+def _cases() -> list[tuple[str, str, dict]]:
+    from cfglint.compat import BASE
+    from tests.families import BASES
+
+    out = []
+    for family in ["llama", *FAMILIES]:
+        base = copy.deepcopy(BASE if family == "llama" else BASES[family])
+        for key in ("rope_scaling", "rope_parameters", "head_dim"):
+            base.pop(key, None)
+        theta = base.pop("rope_theta", 10000.0)
+        for name, params in PARAMETERS.items():
+            out.append((family, f"{name}-transformers-4", dict(base, rope_theta=theta, rope_scaling=dict(params))))
+            out.append((family, f"{name}-transformers-5", dict(base, rope_parameters={**params, "rope_theta": theta})))
+    return [(family, case, copy.deepcopy(config)) for family, case, config in out]  # no dict shared between cases
+
+
+def _observed(config: dict) -> str | None:
+    """What the installed transformers 5 refuses of `config`, its config class first, then the model."""
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            built = CONFIG_MAPPING[config["model_type"]].from_dict(copy.deepcopy(config))  # it standardises in place
+            AutoModelForCausalLM.from_config(built)
+        except Exception as err:  # noqa: BLE001  (the refusal, whatever its type, is the observation)
+            return f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
+    return None
+
+
+@pytest.mark.parametrize(("family", "case", "config"), _cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_transformers5_refuses_the_rope_parameters_where_cfglint_says(family: str, case: str, config: dict, tmp_path: Path) -> None:  # noqa: ARG001  (in the test id)
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    view = context_of(document.load(tmp_path / "config.json"), [consumers.get("transformers-5")]).views["transformers-5"]
+    assert _in_order(view.message if view.outcome == "error" else None) == _in_order(_observed(config))
+
+
+def _in_order(message: str | None) -> str | None:
+    """A message with the sets it prints in sorted order (Python's own changes with string hashing)."""
+    def ordered(found: re.Match) -> str:
+        return "{" + ", ".join(sorted(found.group(1).split(", "))) + "}"
+
+    return re.sub(r"\{('[^']*'(?:, '[^']*')*)\}", ordered, message) if message else message
+
+
+def test_the_rope_types_transformers5_builds_are_its_init_functions() -> None:
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    from cfglint.knowledge.transformers5 import ROPE_BUILT
+
+    assert ROPE_BUILT == {"default", *ROPE_INIT_FUNCTIONS}
