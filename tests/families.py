@@ -37,6 +37,8 @@ def variants(family: str) -> dict[str, dict]:
         out["longrope"] = dict(copy.deepcopy(base), rope_scaling=copy.deepcopy(_LONGROPE), max_position_embeddings=512)
     elif family == "gemma3_text":
         out["linear"] = dict(copy.deepcopy(base), rope_scaling=copy.deepcopy(SCALINGS["linear"]))
+        # the legacy key alone: Gemma3TextConfig keeps its default rope_type over it, transformers 4 runs it
+        out["linear-legacy-type"] = dict(copy.deepcopy(base), rope_scaling={"type": "linear", "factor": 2.0})
     else:
         out.update({kind: dict(copy.deepcopy(base), rope_scaling=copy.deepcopy(s)) for kind, s in SCALINGS.items()})
     if family in ("qwen2", "qwen3", "qwen2_moe"):

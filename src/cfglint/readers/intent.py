@@ -83,14 +83,16 @@ def _phi3(config: dict, scaling: dict | None, kind: str) -> tuple[dict | None, t
 
 def _per_layer_type(intent: Intent, entry: Any, config: dict) -> None:
     """Gemma3TextConfig.convert_rope_params_to_dict: `full_attention` and `sliding_attention` parameters; a
-    legacy file's rope_scaling goes to full attention, its rope_local_base_freq to sliding attention."""
+    legacy file's rope_scaling is merged into full attention's (default ones unless the file nests them), its
+    rope_local_base_freq goes to sliding attention."""
     params = config.get("rope_parameters")
     if not isinstance(params, dict):
         params = {}
     nested = "full_attention" in params or "sliding_attention" in params
     full = copied(params.get("full_attention")) if nested else None
     sliding = copied(params.get("sliding_attention")) if nested else None
-    full = full if isinstance(full, dict) else {}
+    # the class's own parameters where the file gives none: a legacy `type` does not replace their rope_type
+    full = full if isinstance(full, dict) else {"rope_type": "default"}
     sliding = sliding if isinstance(sliding, dict) else {}
     full_at, sliding_at = ("/rope_parameters/full_attention", "/rope_parameters/sliding_attention") if nested else ("", "")
     legacy = config.get("rope_scaling")
