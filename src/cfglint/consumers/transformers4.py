@@ -17,15 +17,7 @@ from cfglint.consumers.python_reader import set_text, take, unreadable
 from cfglint.document import Document
 from cfglint.intent import LLAMA_DEFAULTS, Intent, read_llama_fields
 
-# rope_config_validation's required keys per type (4.57.6); unknown types only warn.
-REQUIRED = {
-    "default": set(),
-    "linear": {"factor"},
-    "dynamic": {"factor"},
-    "yarn": {"factor"},
-    "longrope": {"short_factor", "long_factor"},
-    "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
-}
+from cfglint.knowledge.transformers4 import ROPE_REQUIRED as REQUIRED
 
 
 

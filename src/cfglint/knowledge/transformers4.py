@@ -19,6 +19,17 @@ from cfglint.knowledge.entry import Entry, Source, fields
 
 _CHECKED_BY = "tests/knowledge/test_transformers4_entries.py"
 
+# rope_config_validation's required keys per type (modeling_rope_utils.py ROPE_VALIDATION_FUNCTIONS @ v4.57.6);
+# a type without a validator only warns.
+ROPE_REQUIRED = {
+    "default": set(),
+    "linear": {"factor"},
+    "dynamic": {"factor"},
+    "yarn": {"factor"},
+    "longrope": {"short_factor", "long_factor"},
+    "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
+}
+
 
 def _source(family: str, module: str | None = None) -> Source:
     module = module or family

@@ -62,10 +62,9 @@ def read_rope(entry: Any, env: dict, present: set[str], data: dict, intent: Any)
     if kind == "unvalidated-scaling":
         return {"rope_theta": _theta(env, present), "rope_scaling": _unvalidated(env.get("rope_scaling"))}
     if kind == "gemma3-local":
-        written = env.get("rope_scaling")
-        if isinstance(written, dict) and written and "rope_type" not in written:
-            # rope_config_validation without the legacy `type` copy
-            return Failure("KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='None': {'rope_type'}\"", "/rope_scaling", "missing")
+        refused = type_not_copied(env.get("rope_scaling"))
+        if refused:
+            return refused
         return read_rope(_as(entry, "scaling"), env, present, data, intent)
     if kind == "top-level-then-rope_parameters":
         return _top_then_nested(entry, env, present, data, intent)
@@ -131,6 +130,8 @@ def _mistralrs_rope_parameters(env: dict, present: set[str], data: dict) -> Valu
     if not isinstance(params, dict):
         return Failure("invalid type: expected struct MistralRopeParameters", "/rope_parameters", "type")
     kind = params.get("rope_type", "default")
+    if not isinstance(kind, (str, dict)):  # serde_json's deserialize_enum takes a string or a one-key map
+        return Failure("expected value", "/rope_parameters/rope_type", "type")
     if kind not in MISTRALRS_ROPE_TYPES:
         return Failure(f"unknown variant `{kind}`, expected `default` or `yarn`", "/rope_parameters/rope_type", "variant")
     if "rope_theta" not in params:
@@ -140,3 +141,20 @@ def _mistralrs_rope_parameters(env: dict, present: set[str], data: dict) -> Valu
         scaling = {"rope_type": "yarn", **{k: v for k, v in params.items() if k not in ("rope_type", "type", "rope_theta")},
                    "truncate": True}
     return {"rope_theta": (params["rope_theta"], "/rope_parameters/rope_theta"), "rope_scaling": (scaling, "/rope_parameters" if scaling else DEFAULT)}
+
+
+def type_not_copied(scaling: Any) -> Failure | None:
+    """rope_config_validation where the config class does not copy a legacy `type` to `rope_type` first
+    (Gemma3TextConfig, GraniteConfig): the validator the type names (default's where it names none) requires
+    rope_type, and the message names the type the file gives, or None; a type without a validator only warns."""
+    from cfglint.knowledge.transformers4 import ROPE_REQUIRED
+
+    if not isinstance(scaling, dict) or not scaling or "rope_type" in scaling:
+        return None
+    kind = scaling.get("type", "default")
+    if isinstance(kind, (dict, list)):
+        return Failure(f"TypeError: unhashable type: '{type(kind).__name__}'", "/rope_scaling/type", "type")
+    if kind not in ROPE_REQUIRED:
+        return None
+    named = scaling.get("type")
+    return Failure(f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{named}': {{'rope_type'}}\"", "/rope_scaling", "missing")

@@ -353,11 +353,11 @@ def _granite_llama3(entry: Any, env: dict, present: set[str], data: dict, intent
 # ------------------------------------------------------------------ transformers 4.57 granite
 def _scaling_no_type_copy(entry: Any, env: dict, present: set[str], data: dict, intent: Any) -> Any:
     """GraniteConfig validates rope_scaling without copying a legacy `type` to `rope_type` first."""
-    from cfglint.readers.rope import read_rope
+    from cfglint.readers.rope import read_rope, type_not_copied
 
-    scaling = env.get("rope_scaling")
-    if isinstance(scaling, dict) and scaling and "rope_type" not in scaling:
-        return Failure("KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='None': {'rope_type'}\"", "/rope_scaling", "missing")
+    refused = type_not_copied(env.get("rope_scaling"))
+    if refused:
+        return refused
     return read_rope(entry._replace(rope="scaling"), env, present, data, intent)
 
 
