@@ -277,3 +277,22 @@ def test_the_same_values_beside_a_vocabulary_file_are_kept_apart(tmp_path: Path,
     kept = _outcome(dirs)
     with memo.disabled():
         assert kept == _outcome(dirs)
+
+
+def test_phi3s_vocabulary_route_is_kept_apart_by_the_tokenizer_class(tmp_path: Path) -> None:
+    """Phi-3's converter reads its vocabulary through AutoTokenizer only where tokenizer_config.json names
+    GPT2Tokenizer (Phi-4), so only there does transformers 5's refusal stop it: same file names, same values,
+    readings apart."""
+    data = json.loads((SAMPLES / "phi-3-mini-4k-instruct-tf5" / "config.json").read_text(encoding="utf-8"))
+    dirs = []
+    for name, tokenizer_class in (("llama-tokenizer", "LlamaTokenizer"), ("gpt2-tokenizer", "GPT2Tokenizer"), ("again", "LlamaTokenizer")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps({**data, "rms_norm_eps": 1}, indent=2), encoding="utf-8")
+        (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": tokenizer_class}), encoding="utf-8")
+        dirs.append(str(folder))
+    outcomes = [r.ctx.views["llama-cpp"].outcome for r in Session().check_all(dirs)]
+    assert outcomes == ["loads", "error", "loads"]
+    kept = _outcome(dirs)
+    with memo.disabled():
+        assert kept == _outcome(dirs)

@@ -261,9 +261,21 @@ def readings(
         return found
 
     # The converter stops on a value the config class refuses unless the files its vocabulary step reads
-    # instead spare it AutoTokenizer (knowledge.llama_cpp.VOCAB_READS_CONFIG).
-    vocabulary = VOCABULARY_FILES & listing if listing is not None else None
+    # instead spare it AutoTokenizer (knowledge.llama_cpp.VOCAB_READS_CONFIG): a family's readings are kept
+    # under the route's answer (Phi-3's reads tokenizer_config.json), Llama's under the files it looks for (its
+    # route needs no file read, and the converter's knowledge is not imported for it).
+    if family == "llama":
+        vocabulary: object = VOCABULARY_FILES & listing if listing is not None else None
+    else:
+        vocabulary = _vocab_reads_config()(family, doc, listing)
     return kept("readings", (family, runtimes, vocabulary, tuple(members)), afresh)
+
+
+@lru_cache(maxsize=None)
+def _vocab_reads_config() -> Callable[[str, Document, frozenset[str] | None], bool]:
+    from cfglint.readers.converter import vocab_reads_config
+
+    return vocab_reads_config
 
 
 @lru_cache(maxsize=None)

@@ -1,8 +1,8 @@
 """A float field written as an integer (`"rms_norm_eps": 1`, `"final_logit_softcapping": 30`,
 `"router_aux_loss_coef": 0`), against the real runtimes: transformers 5's strict config class refuses it, and
 with it mlx-lm, whose AutoTokenizer reads the config with transformers 5, and the llama.cpp converter where
-its vocabulary step reads the config through AutoTokenizer (no SentencePiece tokenizer.model beside it; its
-hparams fall back to config.json); transformers 4 and mistral.rs load it. cfglint predicts each outcome, and
+its vocabulary step reads the config through AutoTokenizer (no SentencePiece tokenizer.model beside it, or
+for Phi-3 a GPT2Tokenizer named by tokenizer_config.json; its hparams fall back to config.json); transformers 4 and mistral.rs load it. cfglint predicts each outcome, and
 quotes the refusal as the runtime words it.
 
 The checkpoint is built by transformers 5 from the float, then config.json is written with the integer.
@@ -38,6 +38,10 @@ CASES = {
 # with SentencePiece, which reads no config, instead of AutoTokenizer, which stops on the refusal.
 SENTENCEPIECE = {"qwen2-rms_norm_eps-sentencepiece": ("qwen2", "rms_norm_eps", 1), "llama-initializer_range-sentencepiece": ("llama", "initializer_range", 0)}
 CASES.update(SENTENCEPIECE)
+# Phi-3's converter reads its vocabulary through AutoTokenizer only where tokenizer_config.json names
+# GPT2Tokenizer (Phi-4); the generic tokenizer_config the checkpoints carry sends it to SentencePiece.
+GPT2_TOKENIZER = {"phi3-rms_norm_eps-gpt2-tokenizer": ("phi3", "rms_norm_eps", 1)}
+CASES.update({"phi3-rms_norm_eps": ("phi3", "rms_norm_eps", 1), **GPT2_TOKENIZER})
 RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
 
 
@@ -53,6 +57,10 @@ def checkpoints(tmp_path_factory) -> dict[str, Path]:
         (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         if case in SENTENCEPIECE:
             write_sentencepiece_model(directory / "tokenizer.model")
+        if case in GPT2_TOKENIZER:
+            tokenizer_config = json.loads((directory / "tokenizer_config.json").read_text(encoding="utf-8"))
+            tokenizer_config["tokenizer_class"] = "GPT2Tokenizer"
+            (directory / "tokenizer_config.json").write_text(json.dumps(tokenizer_config), encoding="utf-8")
         out[case] = directory
     return out
 
@@ -97,7 +105,8 @@ def test_each_runtime_does_what_cfglint_predicts(case, runtime, checkpoints, obs
     if runtime == "mlx-lm":
         assert actual["outcome"] == "error"  # the case is worth its run: a runtime that refuses it
     if runtime == "llama-cpp":  # its vocabulary step reads the config unless SentencePiece reads the vocabulary
-        expected = "loads" if case in SENTENCEPIECE or CASES[case][0] in ("gemma", "gemma2") else "error"
+        spared = case in SENTENCEPIECE or CASES[case][0] in ("gemma", "gemma2") or (CASES[case][0] == "phi3" and case not in GPT2_TOKENIZER)
+        expected = "loads" if spared else "error"
         assert actual["outcome"] == expected
 
 

@@ -73,8 +73,12 @@ class LlamaCpp(Consumer):
             return view.fail(failure)
         data = doc.data
         from cfglint.consumers.transformers5 import refusal
+        from cfglint.readers.converter import rope_type_refusal
 
         refused = refusal(data)
+        wrong_type = rope_type_refusal("llama", data, config_loads=refused is None)  # written before the vocabulary
+        if wrong_type:
+            return view.fail(wrong_type)
         if refused and _stops_the_vocabulary(refused[0], "llama", doc):
             return view.fail(Failure(refused[0] + VOCABULARY, refused[1], "validation"))
         theta, theta_source, scaling, scaling_source = rope_of(data, intent)
@@ -89,9 +93,13 @@ class LlamaCpp(Consumer):
         view = super().read_family(doc, intent, entry)
         if view.failure is None:
             from cfglint.consumers.transformers5 import config_refusal
+            from cfglint.readers.converter import rope_type_refusal
 
             refused = config_refusal(doc, intent, entry.family)
-            if refused and _stops_the_vocabulary(refused[0], entry.family, doc):
+            wrong_type = rope_type_refusal(entry.family, doc.data, config_loads=refused is None)  # written first
+            if wrong_type:
+                view.fail(wrong_type)
+            elif refused and _stops_the_vocabulary(refused[0], entry.family, doc):
                 view.fail(Failure(refused[0] + VOCABULARY, refused[1], "validation"))
         return view
 

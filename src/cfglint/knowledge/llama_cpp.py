@@ -36,19 +36,39 @@ ARCH_OF_FAMILY = {
 # refusals), load_hparams' raw-JSON fallback notwithstanding:
 # - ALWAYS: `_set_vocab_gpt2` (base.py get_vocab_base), TextModel's and DeepseekV2Model's vocabulary;
 # - UNLESS_SENTENCEPIECE: a tokenizer.model beside config.json is read by SentencePiece, which reads no
-#   config; without it Qwen2Model, Gemma3Model and Phi3MiniModel take GPT-2's (qwen.py, gemma.py, phi.py);
+#   config; without it Qwen2Model and Gemma3Model take GPT-2's (qwen.py, gemma.py);
+# - IF_GPT2_TOKENIZER: Phi3MiniModel takes GPT-2's where tokenizer_config.json names GPT2Tokenizer (Phi-4),
+#   and SentencePiece's tokenizer.model otherwise (phi.py; without one it stops for want of it);
 # - UNLESS_SENTENCEPIECE_OR_TEKKEN: LlamaModel (llama.py) also reads a tekken.json without a tokenizer.json
 #   as Mistral's own vocabulary, and tries LlamaHfVocab (gguf-py vocab.py, AutoTokenizer) before GPT-2's;
 # - NEVER: Gemma and Gemma 2, SentencePiece only (gemma.py).
 ALWAYS, NEVER = "always", "never"
 UNLESS_SENTENCEPIECE, UNLESS_SENTENCEPIECE_OR_TEKKEN = "unless tokenizer.model", "unless tokenizer.model or tekken.json alone"
+IF_GPT2_TOKENIZER = "if tokenizer_config.json names GPT2Tokenizer"
 VOCAB_READS_CONFIG = {
     "llama": UNLESS_SENTENCEPIECE_OR_TEKKEN, "mistral": UNLESS_SENTENCEPIECE_OR_TEKKEN,
     "mixtral": UNLESS_SENTENCEPIECE_OR_TEKKEN, "granite": UNLESS_SENTENCEPIECE_OR_TEKKEN,
     "qwen2": UNLESS_SENTENCEPIECE, "qwen3": UNLESS_SENTENCEPIECE, "gemma3_text": UNLESS_SENTENCEPIECE,
-    "phi3": UNLESS_SENTENCEPIECE,  # Phi-4's GPT2Tokenizer has no tokenizer.model
+    "phi3": IF_GPT2_TOKENIZER,
     "qwen2_moe": ALWAYS, "qwen3_moe": ALWAYS, "olmo2": ALWAYS, "gpt_oss": ALWAYS, "deepseek_v2": ALWAYS,
     "deepseek_v3": ALWAYS, "gemma": NEVER, "gemma2": NEVER,
+}  # fmt: skip
+
+# Where the converter calls str.lower() on the rope_type of its hparams' RoPE parameters (full attention's),
+# an AttributeError for a number, a list or null there:
+# - GIVEN: LlamaModel.generate_extra_tensors (llama.py), on any rope_type given, before anything else is
+#   written; then set_gguf_parameters as below;
+# - UNNAMED: TextModel.set_gguf_parameters (base.py), on one that is not null and not a name it compares
+#   (linear, yarn, su, longrope, dynamic);
+# - LONG_FACTORS: Phi3MiniModel.generate_extra_tensors (phi.py), first, where long factors are given: on the
+#   type or '' (a KeyError for ''; a NotImplementedError for a type but su, longrope and yarn);
+# - GemmaModel and Gemma2Model write no RoPE type (gemma.py): not listed.
+GIVEN, UNNAMED, LONG_FACTORS = "any rope_type given", "a rope_type not null and not compared", "with long factors"
+LOWERS_ROPE_TYPE = {
+    "phi3": LONG_FACTORS,
+    "llama": GIVEN, "mistral": GIVEN, "mixtral": GIVEN, "granite": GIVEN,
+    "qwen2": UNNAMED, "qwen3": UNNAMED, "qwen2_moe": UNNAMED, "qwen3_moe": UNNAMED, "gemma3_text": UNNAMED,
+    "olmo2": UNNAMED, "gpt_oss": UNNAMED, "deepseek_v2": UNNAMED, "deepseek_v3": UNNAMED,
 }  # fmt: skip
 
 _ANY = Field("any", None)

@@ -3,6 +3,7 @@ the installed transformers (5 here), or the raw JSON when transformers refuses t
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from cfglint import knowledge
@@ -53,20 +54,78 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
     return fill(view, entry, env, present, data, intent)
 
 
-def vocab_reads_config(family: str, doc: Document) -> bool:
+def vocab_reads_config(family: str, doc: Document, listing: frozenset[str] | None = None) -> bool:
     """Whether the converter's vocabulary step loads this config with transformers' AutoTokenizer
-    (knowledge.llama_cpp.VOCAB_READS_CONFIG): for some families, unless SentencePiece or Mistral's own
-    tokenizer reads the vocabulary from a file beside it."""
-    from cfglint.knowledge.llama_cpp import ALWAYS, UNLESS_SENTENCEPIECE, UNLESS_SENTENCEPIECE_OR_TEKKEN, VOCAB_READS_CONFIG
-    from cfglint.tokenizer_names import SENTENCEPIECE, TEKKEN, TOKENIZER
+    (knowledge.llama_cpp.VOCAB_READS_CONFIG), from the files beside it (`listing`, else looked up)."""
+    from cfglint.knowledge.llama_cpp import ALWAYS, IF_GPT2_TOKENIZER, NEVER, UNLESS_SENTENCEPIECE_OR_TEKKEN, VOCAB_READS_CONFIG
+    from cfglint.tokenizer_names import SENTENCEPIECE, TEKKEN, TOKENIZER, TOKENIZER_CONFIG
 
     route = VOCAB_READS_CONFIG.get(family, ALWAYS)
-    if route not in (UNLESS_SENTENCEPIECE, UNLESS_SENTENCEPIECE_OR_TEKKEN):
+    if route in (ALWAYS, NEVER):
         return route == ALWAYS
     folder = doc.path.parent
-    if (folder / SENTENCEPIECE).is_file():
+
+    def beside(name: str) -> bool:
+        return name in listing if listing is not None else (folder / name).is_file()
+
+    if route == IF_GPT2_TOKENIZER:
+        return beside(TOKENIZER_CONFIG) and tokenizer_class(folder / TOKENIZER_CONFIG) == "GPT2Tokenizer"
+    if beside(SENTENCEPIECE):
         return False
-    return not (route == UNLESS_SENTENCEPIECE_OR_TEKKEN and (folder / TEKKEN).is_file() and not (folder / TOKENIZER).is_file())
+    return not (route == UNLESS_SENTENCEPIECE_OR_TEKKEN and beside(TEKKEN) and not beside(TOKENIZER))
+
+
+def tokenizer_class(path: Path) -> object:
+    """tokenizer_config.json's tokenizer_class, as the converter reads it (None where the file says none or is
+    no JSON object)."""
+    from cfglint import document
+
+    data = document.load(path).data
+    return data.get("tokenizer_class") if isinstance(data, dict) else None
+
+
+def rope_type_refusal(family: str, data: dict, config_loads: bool) -> Failure | None:
+    """The converter's str.lower() on a rope_type of another JSON type (knowledge.llama_cpp.LOWERS_ROPE_TYPE),
+    in the RoPE parameters of its hparams: transformers 5's standardised ones, or the raw JSON's where
+    AutoConfig refuses the file."""
+    from cfglint.knowledge.llama_cpp import LONG_FACTORS, LOWERS_ROPE_TYPE, UNNAMED
+
+    lowers = LOWERS_ROPE_TYPE.get(family)
+    if lowers is None:
+        return None
+    params, pointer = _hparams_rope(family, data, config_loads)
+    given = "rope_type" in params
+    kind = params.get("rope_type")
+    if lowers == LONG_FACTORS:
+        if not params.get("long_factor"):
+            return None
+        kind = kind if given else ""
+        if isinstance(kind, str) and not kind:
+            return Failure("KeyError: 'Missing the required key rope_scaling.type'", pointer, "missing")
+        if isinstance(kind, str) and kind.lower() not in ("su", "longrope", "yarn"):
+            return Failure(f"NotImplementedError: The rope scaling type {kind.lower()} is not supported yet", pointer, "variant")
+    if not given or isinstance(kind, str) or (lowers == UNNAMED and kind is None):
+        return None
+    return Failure(f"AttributeError: '{type(kind).__name__}' object has no attribute 'lower'", pointer, "validation")
+
+
+def _hparams_rope(family: str, data: dict, config_loads: bool) -> tuple[dict, str]:
+    """Full attention's RoPE parameters in the hparams, and the pointer to their type."""
+    if config_loads:
+        from cfglint.consumers.transformers5_rope import parameter_sets, type_pointer
+
+        sets = parameter_sets(data, family)
+        _, params, at = next((s for s in sets if s[0] == "full_attention"), sets[0]) if sets else ("", {}, "")
+        return params, type_pointer(params, at)
+    at = "/rope_parameters" if "rope_parameters" in data else "/rope_scaling"  # TextModel.__init__ (base.py)
+    params = data.get("rope_parameters", data.get("rope_scaling")) or {}
+    params = params if isinstance(params, dict) else {}
+    if "full_attention" in params or "sliding_attention" in params:
+        full = params.get("full_attention")
+        params, at = (full, at + "/full_attention") if isinstance(full, dict) else ({}, at)
+    elif "rope_type" not in params and params.get("type") is not None:
+        return {**params, "rope_type": params["type"]}, at + "/type"
+    return params, at + "/rope_type"
 
 
 # LlamaModel (llama, mistral, mixtral, granite) bakes llama3 scaling into a rope_freqs tensor; the others drop it.

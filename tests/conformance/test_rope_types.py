@@ -1,0 +1,84 @@
+"""A rope_type no runtime builds (`"foo"`, `5`, `null`, `"su"` outside Phi-3), in both layouts, against the real
+runtimes: transformers 4's config loads it; transformers 5's config class warns and its model refuses it
+(tests/knowledge/test_transformers5_rope_types.py); mlx-lm refuses the types it has no RoPE for; mistral.rs
+reads the layouts its structs have; llama.cpp's converter calls str.lower() on a type of another JSON type.
+cfglint predicts each outcome, and quotes the refusal as the runtime words it.
+
+The checkpoint is built by transformers 5 without RoPE scaling, then config.json is written with the case.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cfglint.compat import BASE as LLAMA_BASE
+from tests.conformance.test_families import predicted, probe_reports, write_family_checkpoint
+from tests.families import BASES
+
+# LlamaModel's converter (llama, mistral), TextModel's (qwen2), per layer type (gemma3_text), Phi-3's own
+FAMILIES = ("llama", "mistral", "qwen2", "gemma3_text", "phi3")
+TYPES = {"foo": "foo", "number": 5, "null": None, "su": "su"}
+_LONG = {"short_factor": [1.0] * 8, "long_factor": [2.0] * 8}  # Phi-3's: one per frequency of its 16-wide heads
+RUNTIMES = ("transformers-4", "mlx-lm", "mistralrs", "llama-cpp")
+
+
+def _cases() -> dict[str, tuple[str, dict]]:
+    out = {}
+    for family in FAMILIES:
+        base = copy.deepcopy(LLAMA_BASE if family == "llama" else BASES[family])
+        for key in ("rope_scaling", "rope_parameters"):
+            base.pop(key, None)
+        theta = base.pop("rope_theta", 10000.0)
+        for name, kind in TYPES.items():
+            params = {"rope_type": kind, "factor": 2.0, **(_LONG if family == "phi3" else {})}
+            out[f"{family}-{name}-transformers-4"] = (family, dict(base, rope_theta=theta, rope_scaling=_legacy(params)))
+            out[f"{family}-{name}-transformers-5"] = (family, dict(base, rope_parameters={**params, "rope_theta": theta}))
+    return out
+
+
+def _legacy(params: dict) -> dict:
+    """The transformers 4 layout's key for the type."""
+    return {("type" if k == "rope_type" else k): v for k, v in params.items()}
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("rope-types")
+    out = {}
+    for case, (_, config) in CASES.items():
+        unscaled = {k: v for k, v in copy.deepcopy(config).items() if k not in ("rope_scaling", "rope_parameters")}
+        directory = write_family_checkpoint(unscaled, root / case)
+        (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        out[case] = directory
+    return out
+
+
+@pytest.fixture(scope="module")
+def observed(checkpoints):
+    return probe_reports(checkpoints)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_runtime_does_what_cfglint_predicts(case, runtime, checkpoints, observed):
+    actual = observed(runtime)[case]
+    view = predicted(checkpoints[case], runtime)
+    message = re.sub(r" at line \d+ column \d+$", "", actual["message"] or "")  # serde's position: cfglint gives a pointer
+    agrees = view.outcome in ("loads", "not-applicable") or message in view.message
+    assert (view.outcome, agrees) == (actual["outcome"], True), (view.message, actual["message"])
+
+
+def test_the_cases_are_worth_their_runs(checkpoints, observed):
+    """The converter's str.lower() and mlx-lm's refusal each stop some case, and some case loads."""
+    outcomes = {runtime: {observed(runtime)[case]["outcome"] for case in CASES} for runtime in RUNTIMES}
+    assert outcomes["llama-cpp"] == {"loads", "error"}
+    assert outcomes["mlx-lm"] == {"loads", "error"}
+    assert any("'lower'" in (observed("llama-cpp")[case]["message"] or "") for case in CASES)
