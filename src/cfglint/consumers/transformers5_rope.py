@@ -36,10 +36,9 @@ _PHI3_LONGROPE = ("su", "yarn")
 _HEAD_DIM_AS_IS = {"longrope": "validation", "dynamic": "model", "yarn": "model"}
 _NONE_TIMES_FLOAT = "TypeError: unsupported operand type(s) for *: 'NoneType' and 'float'"
 
-# Where a config class sets head_dim in __post_init__ whatever the file leaves out (configuration_llama.py,
-# configuration_mistral.py: hidden // heads when None) or says (configuration_deepseek_v2.py, _v3.py: the
-# RoPE width).
-# DeepseekV3Config declares no head_dim: a file's is passed on to PreTrainedConfig, which sets it after.
+# Where a config class sets head_dim in __post_init__: hidden // heads when None (configuration_llama.py,
+# configuration_mistral.py), the RoPE width whatever the file says (configuration_deepseek_v2.py), or unless
+# the file gives one (configuration_deepseek_v3.py declares no head_dim: PreTrainedConfig sets the file's after).
 _HEAD_DIM_DERIVED = {"llama", "mistral"}
 _HEAD_DIM_IS = {"deepseek_v2": "qk_rope_head_dim"}
 _HEAD_DIM_UNLESS_GIVEN = {"deepseek_v3": "qk_rope_head_dim"}
@@ -61,18 +60,18 @@ def class_head_dim(data: dict, family: str) -> Any:
     if family in _HEAD_DIM_UNLESS_GIVEN and "head_dim" not in data:
         return data.get(_HEAD_DIM_UNLESS_GIVEN[family], defaults.get(_HEAD_DIM_UNLESS_GIVEN[family]))
     head_dim = data["head_dim"] if "head_dim" in data else defaults.get("head_dim", _ABSENT)
-    if head_dim is None and family in _HEAD_DIM_DERIVED:
-        hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
-        head_dim = hidden // heads if isinstance(hidden, int) and isinstance(heads, int) and heads else None
-    return head_dim
+    return _hidden_per_head(data, family) if head_dim is None and family in _HEAD_DIM_DERIVED else head_dim
+
+
+def _hidden_per_head(data: dict, family: str) -> int | None:
+    defaults = FIELD_DEFAULTS[family]
+    hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
+    return hidden // heads if isinstance(hidden, int) and isinstance(heads, int) and heads else None
 
 
 def _rotated_head(data: dict, family: str, head_dim: Any) -> int | None:
     """`getattr(config, "head_dim", hidden // heads)`, where it is a number."""
-    if head_dim is _ABSENT:
-        defaults = FIELD_DEFAULTS[family]
-        hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
-        head_dim = hidden // heads if isinstance(hidden, int) and isinstance(heads, int) and heads else None
+    head_dim = _hidden_per_head(data, family) if head_dim is _ABSENT else head_dim
     return head_dim if isinstance(head_dim, int) and not isinstance(head_dim, bool) else None
 
 
@@ -149,12 +148,10 @@ def _phi3_refusal(data: dict) -> tuple[str, str] | None:
     kind = params["rope_type"]
     if kind not in ("default", "longrope"):
         return class_validation("validate_rope", f"ValueError: `rope_parameters`'s type field must be one of ['longrope'], got {kind}"), type_pointer(params, at)
-    defaults = FIELD_DEFAULTS["phi3"]
-    hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
-    partial = params.get("partial_rotary_factor")
-    if not (isinstance(hidden, int) and isinstance(heads, int) and heads and isinstance(partial, (int, float))):
+    per_head, partial = _hidden_per_head(data, "phi3"), params.get("partial_rotary_factor")
+    if per_head is None or not isinstance(partial, (int, float)):
         return None
-    rotary_ndims = int(hidden // heads * partial)
+    rotary_ndims = int(per_head * partial)
     for name in ("short_factor", "long_factor"):
         factors = params.get(name)
         if factors is None:

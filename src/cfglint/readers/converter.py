@@ -85,9 +85,10 @@ def tokenizer_class(path: Path) -> object:
 
 
 def rope_type_refusal(family: str, data: dict, config_loads: bool) -> Failure | None:
-    """The converter's str.lower() on a rope_type of another JSON type (knowledge.llama_cpp.LOWERS_ROPE_TYPE),
-    in the RoPE parameters of its hparams: transformers 5's standardised ones, or the raw JSON's where
-    AutoConfig refuses the file."""
+    """What the converter refuses of its hparams' rope_type before it writes anything else
+    (knowledge.llama_cpp.LOWERS_ROPE_TYPE): str.lower() on another JSON type, and Phi-3's longrope types. The
+    hparams' RoPE parameters are transformers 5's standardised ones, or the raw JSON's where AutoConfig
+    refuses the file."""
     from cfglint.knowledge.llama_cpp import LONG_FACTORS, LOWERS_ROPE_TYPE, UNNAMED
 
     lowers = LOWERS_ROPE_TYPE.get(family)
