@@ -82,3 +82,40 @@ def test_the_cases_are_worth_their_runs(checkpoints, observed):
     assert outcomes["llama-cpp"] == {"loads", "error"}
     assert outcomes["mlx-lm"] == {"loads", "error"}
     assert any("'lower'" in (observed("llama-cpp")[case]["message"] or "") for case in CASES)
+
+
+def test_phi3s_legacy_su_written_as_longrope_loads_everywhere_with_the_same_reading(checkpoints, tmp_path):
+    """Phi-3's legacy rope_scaling `{"type": "su", "short_factor": ..., "long_factor": ...}` (the shape of
+    Phi-3-mini-128k-instruct's first revision): transformers 5 refuses it, and with it mlx-lm; candle knows no
+    such variant. R004's unsafe fix writes "longrope": every runtime loads it, and those that read "su" read
+    the same values."""
+    import shutil
+
+    from cfglint.cli import main
+
+    legacy, fixed = tmp_path / "su", tmp_path / "longrope"
+    shutil.copytree(checkpoints["phi3-su-transformers-4"], legacy)
+    config = json.loads((legacy / "config.json").read_text(encoding="utf-8"))
+    config["rope_scaling"] = {"type": "su", **_LONG}
+    (legacy / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    shutil.copytree(legacy, fixed)
+    assert main(["fix", str(fixed), "--write", "--unsafe-fixes"]) in (0, 1)
+    assert json.loads((fixed / "config.json").read_text(encoding="utf-8"))["rope_scaling"] == {"type": "longrope", **_LONG}
+    observed = probe_reports({"su": legacy, "longrope": fixed})
+    for runtime in RUNTIMES:
+        before, after = observed(runtime)["su"], observed(runtime)["longrope"]
+        assert (after["outcome"], predicted(fixed, runtime).outcome) == ("loads", "loads"), (runtime, after["message"])
+        if before["outcome"] == "loads":  # the converter read the raw JSON where transformers 5 refused it
+            assert _without(after["values"], "hparams_source") == _without(before["values"], "hparams_source"), runtime
+    assert observed("mlx-lm")["su"]["outcome"] == "error"  # the fix is worth making
+    assert _observed_transformers5(legacy) is not None and _observed_transformers5(fixed) is None
+
+
+def _without(values: dict, key: str) -> dict:
+    return {k: v for k, v in values.items() if k != key}
+
+
+def _observed_transformers5(directory: Path) -> str | None:
+    from tests.knowledge.test_transformers5_rope_types import _observed
+
+    return _observed(json.loads((directory / "config.json").read_text(encoding="utf-8")))
