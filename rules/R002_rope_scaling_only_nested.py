@@ -18,7 +18,9 @@ candle will use null (no scaling).
 ## Fix safety
 Safe: adds a top-level `rope_scaling` with the same type and parameters, and a top-level `rope_theta`
 when there is none. transformers 5 lets a non-null `rope_scaling` replace `rope_parameters` and then takes
-theta from the top-level key, so it ends up with exactly the same RoPE parameters as before.
+theta from the top-level key, so it ends up with exactly the same RoPE parameters as before. Unsafe where
+the family's legacy form cannot hold every nested key (Phi-3's three keys and an `attention_factor`,
+OLMo 2's `type` and `factor` and any other key): transformers 5 would then read the scaling without it.
 """
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix
@@ -47,6 +49,16 @@ def legacy_form(family: str | None, scaling: dict) -> dict | None:
     if family in ("deepseek_v2", "deepseek_v3"):  # DeepSeek's files carry the legacy type, which its ports require
         return {**scaling, "type": scaling.get("rope_type")}
     return scaling
+
+
+def dropped_keys(family: str | None, legacy: dict, scaling: dict) -> set[str]:
+    """Keys of the nested scaling that transformers 5 no longer reads once `legacy` stands at the top level:
+    its non-null rope_scaling replaces rope_parameters outright, and only theta, the type (from a legacy
+    `type`) and, for Phi-3, the keys legacy_companions writes beside it come back. Phi-3's three keys drop an
+    explicit attention factor, OLMo 2's two any key a file adds, even an unknown one: a fix dropping any of
+    them changes what transformers 5 reads."""
+    restored = {"rope_theta", "rope_type"} | ({"original_max_position_embeddings", "partial_rotary_factor"} if family == "phi3" else set())
+    return set(scaling) - set(legacy) - restored
 
 
 def legacy_companions(family: str | None, intent, config: dict, at) -> list[Edit]:
@@ -88,8 +100,7 @@ def check(ctx):
         edits = [Edit("set", ctx.at("rope_scaling"), legacy), *legacy_companions(intent.family, intent, ctx.config, ctx.at)]
         if "rope_theta" not in ctx.config:
             edits.insert(0, Edit("set", ctx.at("rope_theta"), intent.values["rope_theta"]))
-        # Phi-3's three keys cannot carry an explicit attention factor: writing them would change it.
-        safety = Applicability.UNSAFE if legacy is not scaling and "attention_factor" in scaling else Applicability.SAFE
+        safety = Applicability.SAFE if not dropped_keys(intent.family, legacy, scaling) else Applicability.UNSAFE
         fix = Fix(f"add top-level \"rope_scaling\" ({scaling['rope_type']})", safety, tuple(edits))
     kind = scaling["rope_type"]
     readers = [e.consumer for e in effects]

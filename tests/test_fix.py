@@ -21,6 +21,7 @@ from cfglint.reading import same
 from cfglint.rule import load_builtin
 from tests.conftest import ROOT, sample_dirs
 from tests.family import family
+from tests.rule_fixtures import family as family_config
 
 TF5_SMOLLM = ROOT / "samples" / "smollm2-135m-instruct-tf5"
 
@@ -122,6 +123,21 @@ def test_unsafe_fix_needs_the_flag():
     text = json.dumps(family()["conflicting-theta"], indent=2) + "\n"
     assert json.loads(fixed_text(text))["rope_theta"] == 100000.0
     assert json.loads(fixed_text(text, unsafe=True))["rope_theta"] == 500000.0
+
+
+@pytest.mark.parametrize("model_type, scaling", [
+    ("olmo2", {"rope_type": "dynamic", "factor": 2.0, "rope_theta": 500000.0, "_name_or_path": None}),
+    ("phi3", {"rope_type": "longrope", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8, "attention_factor": 1.2,
+              "original_max_position_embeddings": 128, "rope_theta": 10000.0}),
+])
+def test_a_legacy_scaling_that_drops_a_nested_key_is_only_an_unsafe_fix(model_type, scaling):
+    """A top-level rope_scaling replaces rope_parameters in transformers 5: OLMo 2's two keys and Phi-3's three
+    would drop a key the nested scaling holds, so the safe fixes leave rope_scaling out."""
+    text = json.dumps(family_config(model_type, tf5=True) | {"rope_parameters": scaling}, indent=2) + "\n"
+    assert "rope_scaling" not in json.loads(fixed_text(text))
+    assert "rope_scaling" in json.loads(fixed_text(text, unsafe=True))
+    kept = {k: v for k, v in scaling.items() if k not in ("_name_or_path", "attention_factor")}
+    assert "rope_scaling" in json.loads(fixed_text(json.dumps(family_config(model_type, tf5=True) | {"rope_parameters": kept})))
 
 
 # --- the command -------------------------------------------------------------------------------------
