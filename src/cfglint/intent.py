@@ -5,8 +5,10 @@ understands both layouts. Semantics (transformers 5.24 `configuration_utils.py`,
 `models/llama/configuration_llama.py`):
 - a non-null legacy `rope_scaling` replaces `rope_parameters` (`rope_scaling or rope_parameters`);
 - a top-level `rope_theta` only fills `rope_parameters.rope_theta` when that is absent; default 10000;
-- a legacy `type` key stands for `rope_type`; llama3/yarn/longrope take `original_max_position_embeddings`
-  from a top-level key when there is one, else default it to `max_position_embeddings`;
+- a legacy `type` key stands for `rope_type`; llama3/yarn/longrope keep their own
+  `original_max_position_embeddings`, else default it to `max_position_embeddings`: a top-level key of that
+  name becomes an attribute only after the parameters are standardised, unless the config class declares it
+  (Phi-3 alone, whose field, default 4096, then always replaces the nested value);
 - `head_dim` defaults to hidden_size // num_attention_heads; `dtype` wins over `torch_dtype`;
 - generation parameters left in config.json are dropped on load.
 """
@@ -82,8 +84,9 @@ def family_of(config: dict) -> str | None:
     return None
 
 
-def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA) -> tuple[float, dict | None, str, dict[str, str]]:
-    """transformers 5's RoPE resolution: (theta, scaling or None, rope_type, sources of theta and scaling)."""
+def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA, field_defaults: dict | None = None) -> tuple[float, dict | None, str, dict[str, str]]:
+    """transformers 5's RoPE resolution: (theta, scaling or None, rope_type, sources of theta and scaling).
+    `field_defaults`: the fields the family's config class declares, with their defaults."""
     scaling, params = config.get("rope_scaling"), config.get("rope_parameters")
     chosen_pointer = "/rope_scaling" if scaling else "/rope_parameters"
     chosen = copied(scaling or params)
@@ -102,10 +105,11 @@ def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA) -> tuple[floa
     if not isinstance(kind, str):
         kind = chosen["rope_type"] = repr(kind)  # an object or list as rope_type: transformers 5 refuses it
     if kind in ("llama3", "yarn", "longrope"):
-        if "original_max_position_embeddings" in config:
-            chosen["original_max_position_embeddings"] = config["original_max_position_embeddings"]
+        declared = field_defaults or {}
+        if "original_max_position_embeddings" in declared:
+            chosen["original_max_position_embeddings"] = config.get("original_max_position_embeddings", declared["original_max_position_embeddings"])
         else:
-            chosen.setdefault("original_max_position_embeddings", config.get("max_position_embeddings", 2048))
+            chosen.setdefault("original_max_position_embeddings", config.get("max_position_embeddings", declared.get("max_position_embeddings", 2048)))
     theta = chosen.pop("rope_theta")
     chosen.pop("type", None)
     return theta, (chosen if kind != "default" else None), kind, sources

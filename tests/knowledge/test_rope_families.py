@@ -92,9 +92,9 @@ def test_one_factor_list_extended():
 
 
 def test_top_level_original_absent():
-    config = phi3(original_max_position_embeddings=None)  # transformers 5: max; tf4 / mlx-lm: 4096; candle: none
+    config = phi3(original_max_position_embeddings=None)  # transformers 4 and 5, mlx-lm: the class's 4096; candle: none
     intent, found = views(config)
-    assert intent.values["rope_scaling"]["original_max_position_embeddings"] == 256
+    assert intent.values["rope_scaling"]["original_max_position_embeddings"] == 4096
     # 4096 > max: transformers 4 never switches either, attention factor 1 in both
     assert same("rope_scaling", found["transformers-4"].values["rope_scaling"], intent.values["rope_scaling"])
     assert same("rope_scaling", found["candle"].values["rope_scaling"], intent.values["rope_scaling"])  # short only

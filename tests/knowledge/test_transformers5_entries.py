@@ -190,3 +190,28 @@ def test_the_readme_tables_transformers5_layout_is_what_transformers5_writes(fam
         assert (key in ours) == (key in real), key
     assert ours["rope_parameters"] == real["rope_parameters"]
     assert ours.get("sliding_window") == real.get("sliding_window")
+
+
+@pytest.mark.parametrize("top_level", [None, 128], ids=["absent", "128"])
+@pytest.mark.parametrize("family", sorted(set(FAMILIES) | {"llama"}))
+def test_the_original_context_is_where_transformers5_takes_it(family, top_level, tmp_path):
+    """A top-level original_max_position_embeddings beside nested YaRN (longrope for Phi-3) parameters: the
+    config class reads it only where it declares the field, so the nested 64 or max_position_embeddings wins
+    elsewhere."""
+    from transformers import AutoConfig
+
+    from tests.families import BASES
+    from tests.family import BASE
+
+    config = {k: v for k, v in (BASES.get(family) or dict(BASE, model_type="llama")).items() if k not in ("rope_scaling", "original_max_position_embeddings")}
+    kind = "longrope" if family == "phi3" else "yarn"
+    half = config.get("head_dim") or config.get("qk_rope_head_dim") or config["hidden_size"] // config["num_attention_heads"]
+    extra = {"short_factor": [1.0] * (half // 2), "long_factor": [2.0] * (half // 2)} if kind == "longrope" else {"factor": 4.0}
+    scaling = {"rope_type": kind, "original_max_position_embeddings": 64, "rope_theta": 10000.0, **extra}
+    for nested in (scaling, {k: v for k, v in scaling.items() if k != "original_max_position_embeddings"}):
+        params = {"full_attention": nested, "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}} if family == "gemma3_text" else nested
+        written = dict(config, rope_parameters=params) | ({} if top_level is None else {"original_max_position_embeddings": top_level})
+        (tmp_path / "config.json").write_text(json.dumps(written))
+        params = AutoConfig.from_pretrained(tmp_path).rope_parameters
+        theirs = params.get("full_attention", params)["original_max_position_embeddings"]
+        assert intent_of(written).values["rope_scaling"]["original_max_position_embeddings"] == theirs, (nested, theirs)

@@ -11,6 +11,7 @@ from typing import Any
 
 from cfglint.intent import DEFAULT_THETA, Intent, resolve_rope
 from cfglint.knowledge.transformers5 import FAMILIES
+from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.reading import ALL_KEYS, DEFAULT, copied
 from cfglint.readers.values import defaults, fill
 
@@ -48,12 +49,12 @@ def _set_rope(intent: Intent, entry: Any, config: dict, env: dict) -> None:
     declared = entry.fields.get("rope_parameters")
     if declared is not None and declared.default is not None and not config.get("rope_scaling") and config.get("rope_parameters") is None:
         # the class's own RoPE parameters when the file gives none (gpt-oss: YaRN x32); "default" marks them
-        theta, scaling, kind, sources = resolve_rope({**config, "rope_parameters": dict(declared.default)}, default_theta)
+        theta, scaling, kind, sources = resolve_rope({**config, "rope_parameters": dict(declared.default)}, default_theta, FIELD_DEFAULTS[entry.family])
         sources = {k: DEFAULT for k in sources}
         if "rope_theta" in config:
             sources["rope_theta"] = "/rope_theta"
     else:
-        theta, scaling, kind, sources = resolve_rope(config, default_theta)
+        theta, scaling, kind, sources = resolve_rope(config, default_theta, FIELD_DEFAULTS[entry.family])
     if entry.rope == "transformers-5:phi3":
         scaling, partial = _phi3(config, scaling, kind)
         intent.set("partial_rotary_factor", partial[0], partial[1])
