@@ -20,7 +20,8 @@ Safe: adds a top-level `rope_scaling` with the same type and parameters, and a t
 when there is none. transformers 5 lets a non-null `rope_scaling` replace `rope_parameters` and then takes
 theta from the top-level key, so it ends up with exactly the same RoPE parameters as before. Unsafe where
 the family's legacy form cannot hold every nested key (Phi-3's three keys and an `attention_factor`,
-OLMo 2's `type` and `factor` and any other key): transformers 5 would then read the scaling without it.
+OLMo 2's `type` and `factor` and any other key), or where a top-level `rope_theta` differs from the nested
+one (R003): transformers 5 would then read the scaling without that key, or with the top-level theta.
 """
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix
@@ -51,14 +52,21 @@ def legacy_form(family: str | None, scaling: dict) -> dict | None:
     return scaling
 
 
-def dropped_keys(family: str | None, legacy: dict, scaling: dict) -> set[str]:
-    """Keys of the nested scaling that transformers 5 no longer reads once `legacy` stands at the top level:
-    its non-null rope_scaling replaces rope_parameters outright, and only theta, the type (from a legacy
-    `type`) and, for Phi-3, the keys legacy_companions writes beside it come back. Phi-3's three keys drop an
-    explicit attention factor, OLMo 2's two any key a file adds, even an unknown one: a fix dropping any of
-    them changes what transformers 5 reads."""
-    restored = {"rope_theta", "rope_type"} | ({"original_max_position_embeddings", "partial_rotary_factor"} if family == "phi3" else set())
-    return set(scaling) - set(legacy) - restored
+# What transformers 5 takes from the top level when a rope_scaling replaces rope_parameters, with the value it
+# takes when the key is absent: theta always, Phi-3's original context and rotary share too (Phi3Config, 5.24).
+TOP_LEVEL_RESTORED = {"rope_theta": None}
+PHI3_TOP_LEVEL_RESTORED = {"original_max_position_embeddings": 4096, "partial_rotary_factor": 1.0}
+
+
+def dropped_keys(family: str | None, legacy: dict, nested: dict, top_level: dict) -> set[str]:
+    """Keys of the nested RoPE parameters (`nested`: the scaling and its theta) that transformers 5 reads
+    differently once `legacy` stands at the top level beside `top_level` (the config's keys after the fix):
+    its non-null rope_scaling replaces rope_parameters outright, and only the type (from a legacy `type`) and
+    the top-level keys it restores come back. Phi-3's three keys drop an explicit attention factor, OLMo 2's
+    two any key a file adds, even an unknown one; a different top-level theta replaces the nested one."""
+    restored = TOP_LEVEL_RESTORED | (PHI3_TOP_LEVEL_RESTORED if family == "phi3" else {})
+    return {key for key in set(nested) - set(legacy) - {"rope_type"}
+            if key not in restored or top_level.get(key, restored[key]) != nested[key]}
 
 
 def legacy_companions(family: str | None, intent, config: dict, at) -> list[Edit]:
@@ -100,7 +108,9 @@ def check(ctx):
         edits = [Edit("set", ctx.at("rope_scaling"), legacy), *legacy_companions(intent.family, intent, ctx.config, ctx.at)]
         if "rope_theta" not in ctx.config:
             edits.insert(0, Edit("set", ctx.at("rope_theta"), intent.values["rope_theta"]))
-        safety = Applicability.SAFE if not dropped_keys(intent.family, legacy, scaling) else Applicability.UNSAFE
+        top_level = ctx.config | {edit.pointer.rsplit("/", 1)[1]: edit.value for edit in edits}
+        nested = scaling | {"rope_theta": intent.values["rope_theta"]}
+        safety = Applicability.UNSAFE if dropped_keys(intent.family, legacy, nested, top_level) else Applicability.SAFE
         fix = Fix(f"add top-level \"rope_scaling\" ({scaling['rope_type']})", safety, tuple(edits))
     kind = scaling["rope_type"]
     readers = [e.consumer for e in effects]

@@ -125,19 +125,25 @@ def test_unsafe_fix_needs_the_flag():
     assert json.loads(fixed_text(text, unsafe=True))["rope_theta"] == 500000.0
 
 
-@pytest.mark.parametrize("model_type, scaling", [
-    ("olmo2", {"rope_type": "dynamic", "factor": 2.0, "rope_theta": 500000.0, "_name_or_path": None}),
-    ("phi3", {"rope_type": "longrope", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8, "attention_factor": 1.2,
-              "original_max_position_embeddings": 128, "rope_theta": 10000.0}),
+@pytest.mark.parametrize("model_type, top_level, nested, dropped", [
+    ("olmo2", {}, {"rope_type": "dynamic", "factor": 2.0, "rope_theta": 500000.0, "_name_or_path": None}, "_name_or_path"),
+    ("phi3", {}, {"rope_type": "longrope", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8, "attention_factor": 1.2,
+                  "original_max_position_embeddings": 128, "rope_theta": 10000.0}, "attention_factor"),
+    ("qwen2", {"rope_theta": 10000.0}, {"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0}, "rope_theta"),
 ])
-def test_a_legacy_scaling_that_drops_a_nested_key_is_only_an_unsafe_fix(model_type, scaling):
-    """A top-level rope_scaling replaces rope_parameters in transformers 5: OLMo 2's two keys and Phi-3's three
-    would drop a key the nested scaling holds, so the safe fixes leave rope_scaling out."""
-    text = json.dumps(family_config(model_type, tf5=True) | {"rope_parameters": scaling}, indent=2) + "\n"
+def test_a_legacy_scaling_that_transformers5_reads_differently_is_only_an_unsafe_fix(model_type, top_level, nested, dropped):
+    """A top-level rope_scaling replaces rope_parameters in transformers 5, which then takes theta from the top
+    level: OLMo 2's two keys and Phi-3's three would drop a nested key, a different top-level theta would
+    replace the nested one. The safe fixes leave rope_scaling out; without that key (or conflict) they add it."""
+    config = family_config(model_type, tf5=True) | top_level
+    text = json.dumps(config | {"rope_parameters": nested}, indent=2) + "\n"
     assert "rope_scaling" not in json.loads(fixed_text(text))
     assert "rope_scaling" in json.loads(fixed_text(text, unsafe=True))
-    kept = {k: v for k, v in scaling.items() if k not in ("_name_or_path", "attention_factor")}
-    assert "rope_scaling" in json.loads(fixed_text(json.dumps(family_config(model_type, tf5=True) | {"rope_parameters": kept})))
+    if dropped in top_level:
+        config = {k: v for k, v in config.items() if k != dropped}
+    else:
+        nested = {k: v for k, v in nested.items() if k != dropped}
+    assert "rope_scaling" in json.loads(fixed_text(json.dumps(config | {"rope_parameters": nested})))
 
 
 # --- the command -------------------------------------------------------------------------------------

@@ -156,10 +156,12 @@ def _modeling_reads_eos(model_type: str) -> bool:
 
 
 def _drop_legacy_type(parameters: object) -> None:
-    """Olmo2Config copies a top-level rope_scaling into rope_parameters, its legacy `type` key too: beside an
-    equal `rope_type` that key is inert (the RoPE functions read rope_type), so it is not a different reading."""
+    """A legacy `type` key beside a `rope_type` is inert: transformers 5's RoPE standardisation, validation and
+    functions read `type` only in place of an absent rope_type (modeling_rope_utils.py 5.24), and no modelled
+    family's classes read it. Olmo2Config copies a top-level rope_scaling's `type` in, a fix writes DeepSeek's
+    beside its rope_type: neither is a different reading."""
     if isinstance(parameters, dict):
-        if "type" in parameters and parameters.get("rope_type") == parameters["type"]:
+        if "type" in parameters and "rope_type" in parameters:
             del parameters["type"]
         for nested in parameters.values():
             _drop_legacy_type(nested)
