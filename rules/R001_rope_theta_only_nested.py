@@ -20,7 +20,9 @@ readers of the older layout take it from a top-level `rope_local_base_freq`, whi
 
 ## Fix safety
 Safe: adds a top-level `rope_theta` (or `rope_local_base_freq`) with the same value. transformers 5 still takes the value inside
-`rope_parameters`, which is unchanged, so what it reads does not change.
+`rope_parameters`, which is unchanged, so what it reads does not change. Unsafe where a flat `rope_parameters`
+also holds a key named after one of the config's layer types (`full_attention: {}` in a Qwen2 file) without a
+theta of its own: transformers 5 fills that one from the top-level key.
 """
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix
@@ -37,7 +39,13 @@ KEYS = ("rope_theta", "rope_local_base_freq")
 
 
 # Its findings depend only on the intent, the readings and these keys of the config (cfglint.memo).
-CONFIG_KEYS = KEYS
+CONFIG_KEYS = (*KEYS, "rope_parameters")
+
+
+def fills_layer_types(intent, rope_parameters) -> bool:
+    """Whether a top-level rope_theta would become the theta of a layer type's parameters that give none."""
+    return any(isinstance(rope_parameters[key], dict) and "rope_theta" not in rope_parameters[key]
+               for key in intent.layer_type_keys(rope_parameters))
 
 def check(ctx):
     intent = ctx.intent
@@ -54,5 +62,8 @@ def check(ctx):
         effects += [fails(n, v) for n, v in ctx.failures({"missing"}, under=ctx.at(key))]
         if not effects:
             continue
-        fix = Fix(f"add top-level \"{key}\": {show(theta)}", Applicability.SAFE, (Edit("set", ctx.at(key), theta),))
+        flat = where == ctx.at("rope_parameters") + "/rope_theta"
+        unsafe = key == "rope_theta" and flat and fills_layer_types(intent, ctx.config.get("rope_parameters"))
+        safety = Applicability.UNSAFE if unsafe else Applicability.SAFE
+        fix = Fix(f"add top-level \"{key}\": {show(theta)}", safety, (Edit("set", ctx.at(key), theta),))
         yield Finding(f"{key} {show(theta)} is only in {where.rsplit('/', 1)[0][len(ctx.root) + 1:]}: {describe(effects)}", where, tuple(effects), fix)

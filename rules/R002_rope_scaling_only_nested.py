@@ -21,7 +21,10 @@ when there is none. transformers 5 lets a non-null `rope_scaling` replace `rope_
 theta from the top-level key, so it ends up with exactly the same RoPE parameters as before. Unsafe where
 the family's legacy form cannot hold every nested key (Phi-3's three keys and an `attention_factor`,
 OLMo 2's `type` and `factor` and any other key), or where a top-level `rope_theta` differs from the nested
-one (R003): transformers 5 would then read the scaling without that key, or with the top-level theta.
+one (R003): transformers 5 would then read the scaling without that key, or with the top-level theta. Unsafe
+too where `rope_parameters` holds a key named after one of the config's layer types (`sliding_attention` in a
+Gemma 2 file): transformers 5 then takes the dict for per-layer-type parameters and takes no theta from the
+top level for it.
 """
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix
@@ -110,7 +113,8 @@ def check(ctx):
             edits.insert(0, Edit("set", ctx.at("rope_theta"), intent.values["rope_theta"]))
         top_level = ctx.config | {edit.pointer.rsplit("/", 1)[1]: edit.value for edit in edits}
         nested = scaling | {"rope_theta": intent.values["rope_theta"]}
-        safety = Applicability.UNSAFE if dropped_keys(intent.family, legacy, nested, top_level) else Applicability.SAFE
+        unsafe = dropped_keys(intent.family, legacy, nested, top_level) or intent.layer_type_keys(scaling)
+        safety = Applicability.UNSAFE if unsafe else Applicability.SAFE
         fix = Fix(f"add top-level \"rope_scaling\" ({scaling['rope_type']})", safety, tuple(edits))
     kind = scaling["rope_type"]
     readers = [e.consumer for e in effects]

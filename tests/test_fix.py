@@ -130,11 +130,13 @@ def test_unsafe_fix_needs_the_flag():
     ("phi3", {}, {"rope_type": "longrope", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8, "attention_factor": 1.2,
                   "original_max_position_embeddings": 128, "rope_theta": 10000.0}, "attention_factor"),
     ("qwen2", {"rope_theta": 10000.0}, {"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0}, "rope_theta"),
+    ("gemma2", {}, {"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0, "sliding_attention": None}, "sliding_attention"),
 ])
 def test_a_legacy_scaling_that_transformers5_reads_differently_is_only_an_unsafe_fix(model_type, top_level, nested, dropped):
     """A top-level rope_scaling replaces rope_parameters in transformers 5, which then takes theta from the top
     level: OLMo 2's two keys and Phi-3's three would drop a nested key, a different top-level theta would
-    replace the nested one. The safe fixes leave rope_scaling out; without that key (or conflict) they add it."""
+    replace the nested one, and a key named after a layer type makes the dict per-layer-type, which takes no
+    theta from the top level. The safe fixes leave rope_scaling out; without that key (or conflict) they add it."""
     config = family_config(model_type, tf5=True) | top_level
     text = json.dumps(config | {"rope_parameters": nested}, indent=2) + "\n"
     assert "rope_scaling" not in json.loads(fixed_text(text))
@@ -144,6 +146,16 @@ def test_a_legacy_scaling_that_transformers5_reads_differently_is_only_an_unsafe
     else:
         nested = {k: v for k, v in nested.items() if k != dropped}
     assert "rope_scaling" in json.loads(fixed_text(json.dumps(config | {"rope_parameters": nested})))
+
+
+@pytest.mark.parametrize("layer_type, safe", [({}, False), ({"rope_theta": 500000.0}, True), (None, True)])
+def test_a_top_level_theta_that_would_fill_a_layer_types_parameters_is_only_an_unsafe_fix(layer_type, safe):
+    """transformers 5 takes a flat rope_parameters holding a key named after one of the config's layer types
+    for per-layer-type parameters, and fills that layer type's missing theta from a top-level rope_theta."""
+    nested = {"rope_theta": 500000.0, "rope_type": "default", "full_attention": layer_type}
+    text = json.dumps(family_config("qwen2", tf5=True) | {"rope_parameters": nested}, indent=2) + "\n"
+    assert ("rope_theta" in json.loads(fixed_text(text))) is safe
+    assert json.loads(fixed_text(text, unsafe=True))["rope_theta"] == 500000.0
 
 
 # --- the command -------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.reading import DEFAULT, DERIVED, Reading, copied
 
 LLAMA_MODEL_TYPES = frozenset({"llama"})
@@ -69,6 +70,16 @@ class Intent(Reading):
     @property
     def is_llama(self) -> bool:
         return self.family == "llama"
+
+    def layer_type_keys(self, rope_parameters: Any) -> list[str]:
+        """The keys of a file's rope_parameters that transformers 5 takes for per-layer-type parameters: those
+        naming one of the layer types of a class that declares them (`nested_rope_parameter_keys`, 5.24).
+        Once there is one, it keeps the shared keys as written and fills each layer type's missing theta
+        from the top-level rope_theta, whether or not the family's model reads per layer type."""
+        labels = self.values.get("layer_types")
+        if not isinstance(rope_parameters, dict) or not isinstance(labels, list) or "layer_types" not in FIELD_DEFAULTS.get(self.family or "", {}):
+            return []
+        return [key for key in rope_parameters if key in labels]
 
 
 def family_of(config: dict) -> str | None:
