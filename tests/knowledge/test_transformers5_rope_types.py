@@ -1,7 +1,8 @@
 """transformers 5 on the RoPE parameters of every family, as the installed classes and models take them: a
 type the config class has no validator for only warns, and building the model looks it up in
 ROPE_INIT_FUNCTIONS (a KeyError); Phi-3's class names `su` and `yarn` longrope and refuses every other type;
-Gemma 3 keeps its default type over a legacy `type`; a type's required keys are checked per family. cfglint's
+Gemma 3 keeps its default type over a legacy `type`; a type's required keys are checked per family; keys
+named after layer types make the parameters per layer type where the class declares layer types. cfglint's
 transformers 5 reading refuses exactly where the config class or the model build does, with its message.
 
 Runs in-process with the transformers 5 cfglint is installed with: a tiny model per case, in seconds.
@@ -38,6 +39,13 @@ PARAMETERS = {
     "llama3": {"rope_type": "llama3", "factor": 2.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
     "proportional": {"rope_type": "proportional"},
 }
+# rope_parameters with keys named after layer types, which a class declaring layer_types reads per layer type
+# (the theta is the top-level rope_theta, given beside them).
+LAYER_TYPE_KEYS = {
+    "only-layer-types": {"full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}},
+    "layer-type-beside-shared": {"rope_type": "default", "full_attention": {}},
+    "null-layer-type-beside-shared": {"rope_type": "linear", "factor": 2.0, "sliding_attention": None},
+}
 
 
 def _cases() -> list[tuple[str, str, dict]]:
@@ -53,6 +61,8 @@ def _cases() -> list[tuple[str, str, dict]]:
         for name, params in PARAMETERS.items():
             out.append((family, f"{name}-transformers-4", dict(base, rope_theta=theta, rope_scaling=dict(params))))
             out.append((family, f"{name}-transformers-5", dict(base, rope_parameters={**params, "rope_theta": theta})))
+        for name, params in LAYER_TYPE_KEYS.items():
+            out.append((family, name, dict(base, rope_theta=theta, rope_parameters=params)))
     return [(family, case, copy.deepcopy(config)) for family, case, config in out]  # no dict shared between cases
 
 

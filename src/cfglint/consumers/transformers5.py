@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import unreadable
-from cfglint.consumers.transformers5_rope import model_refusal, odd_rotary_dimension, rope_refusal
+from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE, model_refusal, odd_rotary_dimension, rope_refusal, shared_parameters_refusal
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
@@ -52,7 +52,11 @@ class Transformers5(Consumer):
         return self._intent_unless_refused(doc, intent, lambda: refusal(doc.data) or model_refusal(doc.data, "llama"))
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
-        return self._intent_unless_refused(doc, intent, lambda: refusal_for(doc, intent, entry) or model_refusal(doc.data, entry.family))
+        def refused() -> tuple[str, str] | None:
+            layered = [] if entry.family in PER_LAYER_TYPE else intent.layer_type_keys(doc.data.get("rope_scaling") or doc.data.get("rope_parameters"))
+            return refusal_for(doc, intent, entry) or shared_parameters_refusal(doc.data, layered) or model_refusal(doc.data, entry.family)
+
+        return self._intent_unless_refused(doc, intent, refused)
 
     def _intent_unless_refused(self, doc: Document, intent: Intent, refused_by) -> View:
         """What transformers 5 reads is the intent itself, unless its config class refuses the file."""

@@ -183,6 +183,19 @@ def odd_rotary_dimension(data: dict, family: str) -> tuple[str, str] | None:
     return None
 
 
+def shared_parameters_refusal(data: dict, layer_type_keys: list[str]) -> tuple[str, str] | None:
+    """A family whose model reads one set of RoPE parameters takes them from the dict's top level; where it
+    holds keys named after the config's layer types (`layer_type_keys`), the class reads it per layer type
+    and gives its top level no type or theta of its own (standardize_rope_params), so RotaryEmbedding fails
+    on the first one the file leaves out."""
+    if not layer_type_keys:
+        return None
+    at = "/rope_scaling" if data.get("rope_scaling") else "/rope_parameters"
+    params = data[at[1:]]
+    missing = next((key for key in ("rope_type", "rope_theta") if key not in params), None)
+    return (f"KeyError: '{missing}'", at) if missing else None
+
+
 def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
     """What the config class takes and building the model refuses (AutoConfig alone, as AutoTokenizer uses it,
     loads the file): a type RotaryEmbedding looks up in ROPE_INIT_FUNCTIONS in vain (the class only warns of
