@@ -45,6 +45,12 @@ LAYER_TYPE_KEYS = {
     "only-layer-types": {"full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}},
     "layer-type-beside-shared": {"rope_type": "default", "full_attention": {}},
     "null-layer-type-beside-shared": {"rope_type": "linear", "factor": 2.0, "sliding_attention": None},
+    "yarn-beside-layer-type": {"rope_type": "yarn", "factor": 4.0, "rope_theta": 1e6, "full_attention": {}},
+    "llama3-beside-layer-type": {"rope_type": "llama3", "factor": 4.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                 "rope_theta": 1e6, "full_attention": {}},
+    "linear-beside-layer-type": {"rope_type": "linear", "full_attention": {}},
+    "unknown-type-beside-layer-type": {"rope_type": "foo", "full_attention": {}},
+    "layer-type-without-factor": {"rope_type": "default", "rope_theta": 1e6, "full_attention": {"rope_type": "linear"}},
 }
 
 

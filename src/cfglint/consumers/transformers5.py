@@ -53,7 +53,7 @@ class Transformers5(Consumer):
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         def refused() -> tuple[str, str] | None:
-            layered = [] if entry.family in PER_LAYER_TYPE else intent.layer_type_keys(doc.data.get("rope_scaling") or doc.data.get("rope_parameters"))
+            layered = layer_type_keys(doc, intent, entry.family)
             return refusal_for(doc, intent, entry) or shared_parameters_refusal(doc.data, layered) or model_refusal(doc.data, entry.family)
 
         return self._intent_unless_refused(doc, intent, refused)
@@ -75,7 +75,13 @@ class Transformers5(Consumer):
 _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
 
 
-def family_refusal(data: dict, entry) -> tuple[str, str] | None:
+def layer_type_keys(doc: Document, intent: Intent, family: str) -> list[str]:
+    """The keys of a flat family's RoPE dict the class reads per layer type (none for Gemma 3, always per
+    layer type)."""
+    return [] if family in PER_LAYER_TYPE else intent.layer_type_keys(doc.data.get("rope_scaling") or doc.data.get("rope_parameters"))
+
+
+def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] = ()) -> tuple[str, str] | None:
     """(message, pointer) of the first check a family's strict config class fails, or None."""
     key = strict_refusal(data, class_typed(entry.family))
     if key is not None:
@@ -85,7 +91,7 @@ def family_refusal(data: dict, entry) -> tuple[str, str] | None:
     refused = _not_a_multiple(hidden, heads) if entry.family in _VALIDATES_HEADS else None
     if refused:
         return refused, "/num_attention_heads"
-    return rope_refusal(data, entry.family) or odd_rotary_dimension(data, entry.family)
+    return rope_refusal(data, entry.family, layer_types) or odd_rotary_dimension(data, entry.family)
 
 
 def config_refusal(doc: Document, intent: Intent, family: str) -> tuple[str, str] | None:
@@ -100,6 +106,6 @@ def config_refusal(doc: Document, intent: Intent, family: str) -> tuple[str, str
 def refusal_for(doc: Document, intent: Intent, entry) -> tuple[str, str] | None:
     """family_refusal, once per document: transformers 5 and mlx-lm (through AutoTokenizer) both ask."""
     if entry.family not in intent.refusals:
-        intent.refusals[entry.family] = family_refusal(doc.data, entry)
+        intent.refusals[entry.family] = family_refusal(doc.data, entry, layer_type_keys(doc, intent, entry.family))
     return intent.refusals[entry.family]
 

@@ -75,11 +75,14 @@ def _rotated_head(data: dict, family: str, head_dim: Any) -> int | None:
     return head_dim if isinstance(head_dim, int) and not isinstance(head_dim, bool) else None
 
 
-def parameter_sets(data: dict, family: str) -> list[Parameters]:
+def parameter_sets(data: dict, family: str, layer_type_keys: list[str] | tuple[str, ...] = ()) -> list[Parameters]:
     """Each set of RoPE parameters the config class keeps for `data`, standardised as it does; the values
-    are the file's own (a rope_type of 5 stays 5)."""
+    are the file's own (a rope_type of 5 stays 5). Where the dict holds keys named after the config's layer
+    types (`layer_type_keys`), the class keeps and validates those, each standardised on its own."""
     if family in PER_LAYER_TYPE:
         return _per_layer_type(data, family)
+    if layer_type_keys:
+        return _named_layer_types(data, family, layer_type_keys)
     scaling, params = data.get("rope_scaling"), data.get("rope_parameters")
     declared = FAMILIES[family].fields.get("rope_parameters") if family in FAMILIES else None
     if scaling:
@@ -100,6 +103,22 @@ def parameter_sets(data: dict, family: str) -> list[Parameters]:
     if family == "phi3" and chosen["rope_type"] in _PHI3_LONGROPE:
         chosen["rope_type"] = "longrope"
     return [("full_attention", chosen, at)]
+
+
+def _named_layer_types(data: dict, family: str, layer_type_keys: list[str] | tuple[str, ...]) -> list[Parameters]:
+    """standardize_rope_params' second case: each named layer type's parameters but a null one's."""
+    at = "/rope_scaling" if data.get("rope_scaling") else "/rope_parameters"
+    out = []
+    for layer_type in layer_type_keys:
+        given = data[at[1:]][layer_type]
+        if not isinstance(given, dict):
+            continue
+        chosen = dict(given)
+        chosen.setdefault("rope_type", chosen.get("type", "default"))
+        if chosen["rope_type"] in _WITH_ORIGINAL_CONTEXT:
+            chosen.setdefault("original_max_position_embeddings", data.get("max_position_embeddings"))
+        out.append((layer_type, chosen, f"{at}/{layer_type}"))
+    return out
 
 
 def _per_layer_type(data: dict, family: str) -> list[Parameters]:
@@ -125,11 +144,11 @@ def type_pointer(params: dict, at: str) -> str:
     return at + ("/rope_type" if "rope_type" in params or "type" not in params else "/type") if at else "/rope_parameters"
 
 
-def rope_refusal(data: dict, family: str) -> tuple[str, str] | None:
+def rope_refusal(data: dict, family: str, layer_type_keys: list[str] | tuple[str, ...] = ()) -> tuple[str, str] | None:
     """validate_rope's refusal of the RoPE parameters, as the class raises it (a missing key's KeyError is not
     wrapped), or None; the even-dimension check is odd_rotary_dimension."""
     head_dim = class_head_dim(data, family)
-    for _, params, at in parameter_sets(data, family):
+    for _, params, at in parameter_sets(data, family, layer_type_keys):
         kind = params["rope_type"] if isinstance(params["rope_type"], str) else ""  # another JSON type: model_refusal
         missing = REQUIRED.get(kind, set()) - set(params)
         if missing:
@@ -183,16 +202,31 @@ def odd_rotary_dimension(data: dict, family: str) -> tuple[str, str] | None:
     return None
 
 
+# The keys of the parameters each type's _compute_<type>_parameters indexes, in the order it reads them.
+READ_ORDER = {
+    "default": ("rope_theta",),
+    "proportional": ("rope_theta",),
+    "linear": ("factor", "rope_theta"),
+    "dynamic": ("rope_theta", "factor"),
+    "yarn": ("rope_theta", "factor", "original_max_position_embeddings"),
+    "longrope": ("rope_theta", "long_factor", "short_factor", "original_max_position_embeddings"),
+    "llama3": ("rope_theta", "factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+}
+
+
 def shared_parameters_refusal(data: dict, layer_type_keys: list[str]) -> tuple[str, str] | None:
     """A family whose model reads one set of RoPE parameters takes them from the dict's top level; where it
-    holds keys named after the config's layer types (`layer_type_keys`), the class reads it per layer type
-    and gives its top level no type or theta of its own (standardize_rope_params), so RotaryEmbedding fails
-    on the first one the file leaves out."""
+    holds keys named after the config's layer types (`layer_type_keys`), the class reads it per layer type,
+    validates only those and fills nothing at its top level (standardize_rope_params), so RotaryEmbedding
+    fails on the first key there its type reads and the file leaves out."""
     if not layer_type_keys:
         return None
     at = "/rope_scaling" if data.get("rope_scaling") else "/rope_parameters"
     params = data[at[1:]]
-    missing = next((key for key in ("rope_type", "rope_theta") if key not in params), None)
+    if "rope_type" not in params:
+        return "KeyError: 'rope_type'", at
+    kind = params["rope_type"]
+    missing = next((key for key in READ_ORDER.get(kind, ()) if key not in params), None) if isinstance(kind, str) else None
     return (f"KeyError: '{missing}'", at) if missing else None
 
 
