@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import unreadable
-from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE, model_refusal, odd_rotary_dimension, rope_refusal, shared_parameters_refusal
+from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE, given_parameters, model_refusal, odd_rotary_dimension, rope_refusal, shared_parameters_refusal
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
@@ -78,7 +78,7 @@ _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architec
 def layer_type_keys(doc: Document, intent: Intent, family: str) -> list[str]:
     """The keys of a flat family's RoPE dict the class reads per layer type (none for Gemma 3, always per
     layer type)."""
-    return [] if family in PER_LAYER_TYPE else intent.layer_type_keys(doc.data.get("rope_scaling") or doc.data.get("rope_parameters"))
+    return [] if family in PER_LAYER_TYPE else intent.layer_type_keys(given_parameters(doc.data)[0])
 
 
 def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] = ()) -> tuple[str, str] | None:

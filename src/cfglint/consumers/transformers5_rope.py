@@ -105,12 +105,17 @@ def parameter_sets(data: dict, family: str, layer_type_keys: list[str] | tuple[s
     return [("full_attention", chosen, at)]
 
 
+def given_parameters(data: dict) -> tuple[Any, str]:
+    """The RoPE dict the class takes (`rope_scaling or rope_parameters`) and where the file gives it."""
+    return (data["rope_scaling"], "/rope_scaling") if data.get("rope_scaling") else (data.get("rope_parameters"), "/rope_parameters")
+
+
 def _named_layer_types(data: dict, family: str, layer_type_keys: list[str] | tuple[str, ...]) -> list[Parameters]:
     """standardize_rope_params' second case: each named layer type's parameters but a null one's."""
-    at = "/rope_scaling" if data.get("rope_scaling") else "/rope_parameters"
+    params, at = given_parameters(data)
     out = []
     for layer_type in layer_type_keys:
-        given = data[at[1:]][layer_type]
+        given = params[layer_type]
         if not isinstance(given, dict):
             continue
         chosen = dict(given)
@@ -221,8 +226,7 @@ def shared_parameters_refusal(data: dict, layer_type_keys: list[str]) -> tuple[s
     fails on the first key there its type reads and the file leaves out."""
     if not layer_type_keys:
         return None
-    at = "/rope_scaling" if data.get("rope_scaling") else "/rope_parameters"
-    params = data[at[1:]]
+    params, at = given_parameters(data)
     if "rope_type" not in params:
         return "KeyError: 'rope_type'", at
     kind = params["rope_type"]
