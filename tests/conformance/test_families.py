@@ -123,6 +123,14 @@ def write_family_checkpoint(config: dict, out_dir: Path, *, seed: int = 0) -> Pa
     return out_dir
 
 
+def checkpoint_for(config: dict, out_dir: Path, built_without: tuple[str, ...]) -> Path:
+    """A checkpoint transformers 5 builds from `config` without the keys it would refuse or scale by
+    (`built_without`), with config.json then written as the case's."""
+    directory = write_family_checkpoint({k: v for k, v in config.items() if k not in built_without}, out_dir)
+    (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return directory
+
+
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory) -> dict[str, Path | str]:
     """case id -> checkpoint dir, or the reason transformers 5 could not build one."""

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from cfglint.compat import BASE as LLAMA_BASE
-from tests.conformance.test_families import predicted, probe_reports, write_family_checkpoint
+from tests.conformance.test_families import checkpoint_for, predicted, probe_reports
 from tests.families import BASES
 
 # LlamaModel's converter (llama, mistral), TextModel's (qwen2), per layer type (gemma3_text), Phi-3's own
@@ -54,10 +54,7 @@ def checkpoints(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("rope-types")
     out = {}
     for case, (_, config) in CASES.items():
-        unscaled = {k: v for k, v in copy.deepcopy(config).items() if k not in ("rope_scaling", "rope_parameters")}
-        directory = write_family_checkpoint(unscaled, root / case)
-        (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-        out[case] = directory
+        out[case] = checkpoint_for(config, root / case, built_without=("rope_scaling", "rope_parameters"))
     return out
 
 

@@ -28,10 +28,14 @@ THETA_ALIASES = ("global_rope_theta", "rope_global_theta", "rope_theta_global", 
 
 
 
-def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str]:
+def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str] | Failure:
     """(theta, its source, scaling, its source) as the converter writes them into the GGUF."""
     from cfglint.consumers.transformers5 import refusal
+    from cfglint.readers.converter import layered_rope
 
+    layered = layered_rope("llama", data, intent, config_loads=refusal(data) is None)
+    if layered is not None:
+        return layered if isinstance(layered, Failure) else (*layered["rope_theta"], *layered["rope_scaling"])
     if refusal(data) is None:
         # AutoConfig (transformers 5) resolved the RoPE: the intent's reading.
         theta, theta_source = intent.values["rope_theta"], intent.sources["rope_theta"]
@@ -76,14 +80,18 @@ class LlamaCpp(Consumer):
         from cfglint.readers.converter import rope_type_refusal
 
         refused = refusal(data)
-        wrong_type = rope_type_refusal("llama", data, config_loads=refused is None)  # written before the vocabulary
+        wrong_type = rope_type_refusal("llama", data, intent, config_loads=refused is None)  # written before the vocabulary
         if wrong_type:
             return view.fail(wrong_type)
         if refused and _stops_the_vocabulary(refused[0], "llama", doc):
             return view.fail(Failure(refused[0] + VOCABULARY, refused[1], "validation"))
-        theta, theta_source, scaling, scaling_source = rope_of(data, intent)
+        read = rope_of(data, intent)
+        if isinstance(read, Failure):
+            return view.fail(read)
+        theta, theta_source, scaling, scaling_source = read
         view.set("rope_theta", theta, theta_source)
-        view.set("rope_scaling", scaling, scaling_source if scaling or scaling_source == FIXED else DEFAULT)
+        kept = scaling or scaling_source == FIXED or scaling_source.endswith("/full_attention")  # where it looked
+        view.set("rope_scaling", scaling, scaling_source if kept else DEFAULT)
         for key in ("head_dim", "num_key_value_heads", "tie_word_embeddings", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps"):
             view.set(key, intent.values[key], intent.sources[key])
         view.set("hidden_act", "silu", FIXED)
@@ -95,8 +103,8 @@ class LlamaCpp(Consumer):
             from cfglint.consumers.transformers5 import config_refusal
             from cfglint.readers.converter import rope_type_refusal
 
-            refused = config_refusal(doc, intent, entry.family)
-            wrong_type = rope_type_refusal(entry.family, doc.data, config_loads=refused is None)  # written first
+            refused = config_refusal(doc.data, intent, entry.family)
+            wrong_type = rope_type_refusal(entry.family, doc.data, intent, config_loads=refused is None)  # written first
             if wrong_type:
                 view.fail(wrong_type)
             elif refused and _stops_the_vocabulary(refused[0], entry.family, doc):

@@ -129,7 +129,7 @@ class MlxLm(Consumer):
         if view.failure is None:
             from cfglint.consumers.transformers5 import config_refusal
 
-            refused = config_refusal(doc, intent, entry.family)
+            refused = config_refusal(doc.data, intent, entry.family)
             if refused:
                 view.fail(Failure(refused[0] + TOKENIZER_READS_IT, refused[1], "validation"))
         return view

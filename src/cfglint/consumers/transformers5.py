@@ -53,8 +53,8 @@ class Transformers5(Consumer):
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         def refused() -> tuple[str, str] | None:
-            layered = layer_type_keys(doc, intent, entry.family)
-            return refusal_for(doc, intent, entry) or shared_parameters_refusal(doc.data, layered) or model_refusal(doc.data, entry.family)
+            layered = layer_type_keys(doc.data, intent, entry.family)
+            return refusal_for(doc.data, intent, entry) or shared_parameters_refusal(doc.data, layered) or model_refusal(doc.data, entry.family)
 
         return self._intent_unless_refused(doc, intent, refused)
 
@@ -75,10 +75,10 @@ class Transformers5(Consumer):
 _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
 
 
-def layer_type_keys(doc: Document, intent: Intent, family: str) -> list[str]:
+def layer_type_keys(data: dict, intent: Intent, family: str) -> list[str]:
     """The keys of a flat family's RoPE dict the class reads per layer type (none for Gemma 3, always per
     layer type)."""
-    return [] if family in PER_LAYER_TYPE else intent.layer_type_keys(given_parameters(doc.data)[0])
+    return [] if family in PER_LAYER_TYPE else intent.layer_type_keys(given_parameters(data)[0])
 
 
 def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] = ()) -> tuple[str, str] | None:
@@ -94,18 +94,18 @@ def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] =
     return rope_refusal(data, entry.family, layer_types) or odd_rotary_dimension(data, entry.family)
 
 
-def config_refusal(doc: Document, intent: Intent, family: str) -> tuple[str, str] | None:
+def config_refusal(data: dict, intent: Intent, family: str) -> tuple[str, str] | None:
     """What AutoConfig refuses of a family's file, for the runtimes that load it through transformers 5's
     config class first (mlx-lm's AutoTokenizer, the converter's vocabulary step)."""
     from cfglint import knowledge
 
     reference = knowledge.entry("transformers-5", family)
-    return refusal_for(doc, intent, reference) if reference is not None else None
+    return refusal_for(data, intent, reference) if reference is not None else None
 
 
-def refusal_for(doc: Document, intent: Intent, entry) -> tuple[str, str] | None:
+def refusal_for(data: dict, intent: Intent, entry) -> tuple[str, str] | None:
     """family_refusal, once per document: transformers 5 and mlx-lm (through AutoTokenizer) both ask."""
     if entry.family not in intent.refusals:
-        intent.refusals[entry.family] = family_refusal(doc.data, entry, layer_type_keys(doc, intent, entry.family))
+        intent.refusals[entry.family] = family_refusal(data, entry, layer_type_keys(data, intent, entry.family))
     return intent.refusals[entry.family]
 

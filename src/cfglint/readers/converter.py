@@ -4,7 +4,7 @@ the installed transformers (5 here), or the raw JSON when transformers refuses t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from cfglint import knowledge
 from cfglint.consumers.base import Failure, View
@@ -12,6 +12,7 @@ from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.knowledge.expr import compile_expression
+from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.readers.values import IMPLIED, defaults, fill
 
 
@@ -84,7 +85,7 @@ def tokenizer_class(path: Path) -> object:
     return data.get("tokenizer_class") if isinstance(data, dict) else None
 
 
-def rope_type_refusal(family: str, data: dict, config_loads: bool) -> Failure | None:
+def rope_type_refusal(family: str, data: dict, intent: Any, config_loads: bool) -> Failure | None:
     """What the converter refuses of its hparams' rope_type before it writes anything else
     (knowledge.llama_cpp.LOWERS_ROPE_TYPE): str.lower() on another JSON type, and Phi-3's longrope types. The
     hparams' RoPE parameters are transformers 5's standardised ones, or the raw JSON's where AutoConfig
@@ -94,7 +95,7 @@ def rope_type_refusal(family: str, data: dict, config_loads: bool) -> Failure | 
     lowers = LOWERS_ROPE_TYPE.get(family)
     if lowers is None:
         return None
-    params, pointer = _hparams_rope(family, data, config_loads)
+    params, pointer = _hparams_rope(family, data, intent, config_loads, whole=lowers == LONG_FACTORS)
     given = "rope_type" in params
     kind = params.get("rope_type")
     if lowers == LONG_FACTORS:
@@ -110,51 +111,216 @@ def rope_type_refusal(family: str, data: dict, config_loads: bool) -> Failure | 
     return Failure(f"AttributeError: '{type(kind).__name__}' object has no attribute 'lower'", pointer, "validation")
 
 
-def _hparams_rope(family: str, data: dict, config_loads: bool) -> tuple[dict, str]:
-    """Full attention's RoPE parameters in the hparams, and the pointer to their type."""
-    if config_loads:
-        from cfglint.consumers.transformers5_rope import parameter_sets, type_pointer
+def _hparams_rope(family: str, data: dict, intent: Any, config_loads: bool, whole: bool = False) -> tuple[dict, str]:
+    """The RoPE parameters the converter reads its type from, and the pointer to their type: full attention's
+    (`rope_parameters.get("full_attention", rope_parameters)`, base.py set_gguf_parameters and llama.py), or
+    the whole dict (`whole`: Phi3MiniModel.generate_extra_tensors, phi.py)."""
+    from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE, parameter_sets, type_pointer
 
+    layered = None if whole or family in PER_LAYER_TYPE else layer_parameters(family, data, intent, config_loads)
+    if layered is not None:
+        full = layered[0]
+        return (full.params, type_pointer(full.params, full.at)) if isinstance(full.params, dict) else ({}, full.at)
+    if config_loads:
         sets = parameter_sets(data, family)
         _, params, at = next((s for s in sets if s[0] == "full_attention"), sets[0]) if sets else ("", {}, "")
         return params, type_pointer(params, at)
-    at = "/rope_parameters" if "rope_parameters" in data else "/rope_scaling"  # TextModel.__init__ (base.py)
-    params = data.get("rope_parameters", data.get("rope_scaling")) or {}
-    params = params if isinstance(params, dict) else {}
-    if "full_attention" in params or "sliding_attention" in params:
-        full = params.get("full_attention")
-        params, at = (full, at + "/full_attention") if isinstance(full, dict) else ({}, at)
-    elif "rope_type" not in params and params.get("type") is not None:
-        return {**params, "rope_type": params["type"]}, at + "/type"
+    params, at, _ = hparams_rope_parameters(family, data, intent, config_loads)
+    if not isinstance(params, dict):
+        return {}, at
+    if "rope_type" not in params and params.get("type") is not None and not _names_layer_types(params):
+        return {**params, "rope_type": params["type"]}, at + "/type"  # TextModel.__init__ mirrors the legacy type
     return params, at + "/rope_type"
 
 
-# LlamaModel (llama, mistral, mixtral, granite) bakes llama3 scaling into a rope_freqs tensor; the others drop it.
-LLAMA3_AS_TENSOR = {"mistral", "mixtral", "granite"}
+def hparams_rope_parameters(family: str, data: dict, intent: Any, config_loads: bool) -> tuple[Any, str, list[str]]:
+    """The converter's `self.rope_parameters` (TextModel.__init__, base.py:1359:
+    `hparams.get("rope_parameters", hparams.get("rope_scaling")) or {}`), where the file gives it, and the
+    layer types whose parameters transformers 5 standardised in it. Where AutoConfig loads the file, the
+    hparams are its to_dict(): the dict the class takes (`rope_scaling or rope_parameters`), the layer types
+    it names standardised each on its own; else the raw JSON's."""
+    if config_loads:
+        from cfglint.consumers.transformers5 import layer_type_keys
+        from cfglint.consumers.transformers5_rope import given_parameters
+
+        params, at = given_parameters(data)
+        return params or {}, at, layer_type_keys(data, intent, family)
+    at = "/rope_parameters" if "rope_parameters" in data else "/rope_scaling"
+    return data.get("rope_parameters", data.get("rope_scaling")) or {}, at, []
+
+
+def _names_layer_types(params: Any) -> bool:
+    """TextModel.__init__ mirrors no top-level RoPE key into a dict holding either key (base.py:1367)."""
+    return isinstance(params, dict) and ("full_attention" in params or "sliding_attention" in params)
+
+
+class Layered(NamedTuple):
+    """A layer type's RoPE parameters as the converter reads them, where the file gives them, and as given."""
+
+    params: Any
+    at: str
+    given: Any
+
+
+def layer_parameters(family: str, data: dict, intent: Any, config_loads: bool) -> tuple[Layered, Layered] | None:
+    """Where the converter's RoPE dict holds `full_attention` or `sliding_attention`: full attention's
+    parameters (`rope_parameters.get("full_attention", rope_parameters)`) and sliding attention's
+    (`.get("sliding_attention", {})`), else None. transformers 5 standardised a layer type's where the class
+    names it, and the dict itself where it names none."""
+    params, at, nested = hparams_rope_parameters(family, data, intent, config_loads)
+    if not _names_layer_types(params):
+        return None
+
+    def layer(name: str, absent: Any, standardised_absent: bool) -> Layered:
+        if name not in params:
+            given, where, standardised = absent, at, standardised_absent
+        else:
+            given, where, standardised = params[name], f"{at}/{name}", name in nested
+        return Layered(standardise(given, data, family) if standardised and isinstance(given, dict) else given, where, given)
+
+    return layer("full_attention", params, config_loads and not nested), layer("sliding_attention", {}, False)
+
+
+def standardise(params: dict, data: dict, family: str) -> dict:
+    """One set of RoPE parameters as transformers 5's convert_rope_params_to_dict and standardize_rope_params
+    (modeling_rope_utils.py) fill it: the type, the top-level rope_theta or the class's, the original context."""
+    chosen = dict(params)
+    chosen.setdefault("rope_type", chosen.get("type", "default"))
+    chosen.setdefault("rope_theta", data["rope_theta"] if "rope_theta" in data else _class_theta(family))
+    if chosen["rope_type"] in ("llama3", "yarn", "longrope"):
+        chosen.setdefault("original_max_position_embeddings", data.get("max_position_embeddings", FIELD_DEFAULTS[family].get("max_position_embeddings")))
+    return chosen
+
+
+def _class_theta(family: str) -> Any:
+    """`getattr(config, "rope_theta", config.default_theta)`: the class's field, else 10000."""
+    from cfglint.intent import DEFAULT_THETA
+
+    reference = knowledge.entry("transformers-5", family)
+    field = reference.fields.get("rope_theta") if reference is not None else None
+    return field.default if field is not None else DEFAULT_THETA
+
+
+# LlamaModel (llama, mistral, mixtral) bakes llama3 scaling into a rope_freqs tensor; the others drop it.
+LLAMA3_AS_TENSOR = {"mistral", "mixtral"}
+# GraniteModel is a LlamaModel whose GGUF architecture has no rope_freqs tensor (gguf-py constants.py
+# MODEL_TENSORS[GRANITE]): writing the llama3 one stops the converter.
+NO_ROPE_FREQS = {"granite": "ValueError: Missing <MODEL_TENSOR.ROPE_FREQS: 18> for MODEL_TENSORS of <MODEL_ARCH.GRANITE: 97>"}
 # base.py's set_gguf_parameters writes these scaling types; dynamic, llama3 and anything else write none.
 WRITTEN = {"linear", "yarn", "longrope", "su"}
 
 
 def rope(entry: Entry, data: dict, intent: Any, none: bool = False) -> dict | Failure:
     """What convert_hf_to_gguf writes for RoPE, from the hparams transformers 5 gives it (the intent's
-    resolution: rope_parameters, per layer type for Gemma 3); gemma and gemma2 write no RoPE key at all, so
-    llama.cpp runs its default base 10000, unscaled."""
+    resolution: rope_parameters, per layer type for Gemma 3), or full attention's parameters where the dict
+    names layer types (layered_rope); gemma and gemma2 write no RoPE key at all, so llama.cpp runs its
+    default base 10000, unscaled."""
+    from cfglint.consumers.transformers5 import config_refusal
+    from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE
     from cfglint.reading import DEFAULT, FIXED
 
     if none:
         return {"rope_theta": (10000.0, FIXED), "rope_scaling": (None, FIXED)}
+    if entry.family not in PER_LAYER_TYPE:
+        layered = layered_rope(entry.family, data, intent, config_refusal(data, intent, entry.family) is None)
+        if layered is not None:
+            return layered if isinstance(layered, Failure) or "rope_local_base_freq" in entry.fields else _without_local(layered)
     theta, theta_at = intent.values["rope_theta"], intent.sources["rope_theta"]
     scaling, scaling_at = intent.values["rope_scaling"], intent.sources["rope_scaling"]
     kind = scaling.get("rope_type") if isinstance(scaling, dict) else None
-    kept = (kind == "llama3" and entry.family in LLAMA3_AS_TENSOR) or (
-        kind in WRITTEN and not (kind in ("linear", "yarn") and scaling.get("factor") is None)
-    )
-    if not kept:
+    if kind == "llama3" and entry.family in NO_ROPE_FREQS:
+        return Failure(NO_ROPE_FREQS[entry.family], scaling_at + "/rope_type", "variant")
+    if not _written(entry.family, kind, scaling):
         scaling, scaling_at = None, (FIXED if kind not in (None, "default") else DEFAULT)
     elif kind == "yarn":
-        # GGUF has no key for truncate: ggml's rope_yarn_corr_dims always floors and ceils (ggml/src/ggml.c:4482-4490)
-        scaling = {**scaling, "truncate": True}
+        scaling = _truncated(scaling)
     out = {"rope_theta": (theta, theta_at), "rope_scaling": (scaling, scaling_at)}
     if "rope_local_base_freq" in intent.values:
         out["rope_local_base_freq"] = (intent.values["rope_local_base_freq"], intent.sources["rope_local_base_freq"])
     return out
+
+
+def _written(family: str, kind: Any, scaling: Any) -> bool:
+    return (kind == "llama3" and family in LLAMA3_AS_TENSOR) or (
+        kind in WRITTEN and not (kind in ("linear", "yarn") and scaling.get("factor") is None)
+    )
+
+
+def _truncated(scaling: dict) -> dict:
+    # GGUF has no key for truncate: ggml's rope_yarn_corr_dims always floors and ceils (ggml/src/ggml.c:4482-4490)
+    return {**scaling, "truncate": True}
+
+
+def _without_local(values: dict) -> dict:
+    return {k: v for k, v in values.items() if k != "rope_local_base_freq"}
+
+
+def layered_rope(family: str, data: dict, intent: Any, config_loads: bool) -> dict | Failure | None:
+    """What the converter writes where its RoPE dict holds `full_attention` or `sliding_attention`, or None:
+    TextModel.set_gguf_parameters (base.py:1461-1510) takes full attention's parameters for the type, the
+    scaling and `rope.freq_base` (none written for no theta: llama.cpp's 10000), sliding attention's theta for
+    `rope.freq_base_swa`, and nothing from the top level, whatever transformers 5 runs; LlamaModel builds its
+    llama3 tensor from full attention's too (llama.py:299-309)."""
+    from cfglint.consumers.base import llama3_scaling
+    from cfglint.consumers.transformers5_rope import type_pointer
+    from cfglint.reading import DEFAULT, FIXED
+
+    layered = layer_parameters(family, data, intent, config_loads)
+    if layered is None:
+        return None
+    full, sliding = layered
+    if family == "phi3":
+        return _phi3_layered(full, *hparams_rope_parameters(family, data, intent, config_loads)[:2], data)
+    for layer in layered:
+        if not isinstance(layer.params, dict):
+            return Failure(f"AttributeError: '{type(layer.params).__name__}' object has no attribute 'get'", layer.at, "type")
+    theta = full.params.get("rope_theta")
+    kind = full.params.get("rope_type")
+    scaling, scaling_at = None, (FIXED if kind not in (None, "default") else DEFAULT)
+    if kind == "llama3" and family in NO_ROPE_FREQS:
+        return Failure(NO_ROPE_FREQS[family], type_pointer(full.params, full.at), "variant")
+    if kind == "llama3" and family in LLAMA3_AS_TENSOR | {"llama"}:
+        get = full.params.get
+        scaling = llama3_scaling(get("factor", 8.0), get("low_freq_factor", 1.0), get("high_freq_factor", 4.0), get("original_max_position_embeddings", 8192))
+    elif _written(family, kind, full.params):
+        if kind == "yarn" and "original_max_position_embeddings" not in full.params:
+            return Failure("KeyError: 'original_max_position_embeddings'", full.at, "missing")
+        scaling = {"rope_type": kind, **{k: v for k, v in full.params.items() if k not in ("rope_theta", "rope_type", "type")}}
+        scaling = _truncated(scaling) if kind == "yarn" else scaling
+    local = sliding.params.get("rope_theta")
+    return {
+        "rope_theta": (theta, _theta_source(full, data)) if theta is not None else (10000.0, DEFAULT),
+        # full attention's parameters are where it looks, scaled or not
+        "rope_scaling": (scaling, full.at if scaling is not None or full.at.endswith("/full_attention") else scaling_at),
+        "rope_local_base_freq": (local, _theta_source(sliding, data) if local is not None else DEFAULT),
+    }
+
+
+def _phi3_layered(full: Layered, params: dict, at: str, data: dict) -> dict | Failure:
+    """Phi3MiniModel.set_gguf_parameters (phi.py:148-167) calls no base one: the original context from the
+    whole dict (which TextModel.__init__ fills from the top level only where it names no layer type), theta
+    from full attention's (indexed: a KeyError for none), long factors from the whole dict; no sliding theta."""
+    from cfglint.reading import DEFAULT
+
+    if "original_max_position_embeddings" not in params:
+        return Failure("KeyError: 'original_max_position_embeddings'", at, "missing")
+    if not isinstance(full.params, dict):
+        return Failure(f"TypeError: '{type(full.params).__name__}' object is not subscriptable", full.at, "type")
+    if "rope_theta" not in full.params:
+        return Failure("KeyError: 'rope_theta'", full.at, "missing")
+    layers = ("rope_theta", "rope_type", "type", "full_attention", "sliding_attention")
+    scaling = {"rope_type": "longrope", **{k: v for k, v in params.items() if k not in layers}} if params.get("long_factor") else None
+    return {
+        "rope_theta": (full.params["rope_theta"], _theta_source(full, data)),
+        "rope_scaling": (scaling, at if scaling else DEFAULT),
+        "rope_local_base_freq": (None, DEFAULT),
+    }
+
+
+def _theta_source(layer: Layered, data: dict) -> str:
+    """The file's own theta for the layer type, else the top-level one transformers 5 filled in."""
+    from cfglint.reading import DEFAULT
+
+    if isinstance(layer.given, dict) and "rope_theta" in layer.given:
+        return layer.at + "/rope_theta"
+    return "/rope_theta" if "rope_theta" in data else DEFAULT
