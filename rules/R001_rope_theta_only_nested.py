@@ -58,7 +58,7 @@ def check(ctx):
         if not where.endswith("/rope_theta") or where == ctx.at("rope_theta"):
             continue
         theta = intent.values[key]
-        effects = [uses(n, v, key) for n, v in ctx.diverging(key)]
+        effects = [uses(n, v, key) for n, v in ctx.diverging(key) if not ctx.from_layer_type(v, key)]  # R007
         effects += [fails(n, v) for n, v in ctx.failures({"missing"}, under=ctx.at(key))]
         if not effects:
             continue

@@ -102,7 +102,8 @@ def check(ctx):
     if ctx.config.get("rope_scaling") is not None:
         return
     scaling = intent.values["rope_scaling"]
-    effects = [uses(n, v, "rope_scaling") for n, v in ctx.diverging("rope_scaling") if v.values["rope_scaling"] is None]
+    effects = [uses(n, v, "rope_scaling") for n, v in ctx.diverging("rope_scaling")
+               if v.values["rope_scaling"] is None and not ctx.from_layer_type(v, "rope_scaling")]  # R007
     if not effects:
         return
     legacy = legacy_form(intent.family, scaling) if isinstance(_written_kind(ctx.doc.data, intent.sources["rope_scaling"]), str) else None

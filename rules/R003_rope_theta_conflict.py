@@ -38,7 +38,7 @@ def check(ctx):
     if where == ctx.at("rope_theta") or not where.endswith("/rope_theta") or same("rope_theta", top, intent.values["rope_theta"]):
         return
     nested = intent.values["rope_theta"]
-    effects = [uses(n, v, "rope_theta") for n, v in ctx.diverging("rope_theta")]
+    effects = [uses(n, v, "rope_theta") for n, v in ctx.diverging("rope_theta") if not ctx.from_layer_type(v, "rope_theta")]  # R007
     readers = [n for n, v in ctx.loaded() if same("rope_theta", v.values.get("rope_theta"), nested)]
     message = f"top-level rope_theta {show(top)} disagrees with {where[len(ctx.root) + 1:].replace('/', '.')} {show(nested)}, which transformers 5 uses"
     if readers:

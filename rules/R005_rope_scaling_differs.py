@@ -44,6 +44,8 @@ def check(ctx):
     for name, view in ctx.diverging("rope_scaling"):
         if nested_only and view.values["rope_scaling"] is None and view.sources.get("rope_scaling") == "default":
             continue  # R002: the scaling is only where this runtime does not look
+        if ctx.from_layer_type(view, "rope_scaling"):
+            continue  # R007: one layer type's parameters
         effects.append(uses(name, view, "rope_scaling"))
     if not effects:
         return

@@ -36,6 +36,6 @@ def check(ctx):
     theta = ctx.intent.values.get("rope_theta") if written is not None else None
     if written is None or not same("rope_theta", written, theta):
         return  # not at the top level (R001 speaks for the readers that miss it), or two bases in the file (R003)
-    effects = tuple(uses(n, v, "rope_theta") for n, v in ctx.diverging("rope_theta"))
+    effects = tuple(uses(n, v, "rope_theta") for n, v in ctx.diverging("rope_theta") if not ctx.from_layer_type(v, "rope_theta"))  # R007
     if effects:
         yield Finding(f"rope_theta is {show(theta)}, written where every reader looks, but {describe(effects)}", ctx.at("rope_theta"), effects)

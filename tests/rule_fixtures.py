@@ -104,6 +104,8 @@ FIXTURES: dict[str, dict] = {
     "R004": {"config": llama(rope_scaling={"type": "linear", "factor": 2.0}), "expect": [("R004", "/rope_scaling")]},
     "R005": {"config": llama(rope_scaling={"rope_type": "dynamic", "factor": 2.0}), "expect": [("R005", "/rope_scaling")]},
     "R006": {"config": family("gemma", rope_theta=100000.0), "expect": [("R006", "/rope_theta")]},
+    "R007": {"config": family("qwen2", tf5=True, rope_parameters={"rope_type": "default", "rope_theta": 1e6, "full_attention": {"rope_type": "linear", "factor": 4.0, "rope_theta": 5e5}}),
+             "expect": [("R007", "/rope_parameters/full_attention"), ("R007", "/rope_parameters/full_attention/rope_theta")]},
     "S001": {"config": llama(temperature=0.7, top_k=20), "expect": [("S001", "/temperature")]},
     "S002": {"config": llama(), "files": {"generation_config.json": SAMPLING}, "expect": [("S002", "")]},
     "S003": {"config": llama(), "files": {"generation_config.json": dict(SAMPLING, top_p=0.9)}, "expect": [("S003", "")]},

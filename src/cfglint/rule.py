@@ -116,6 +116,13 @@ class Context:
     def _diverging(self) -> dict[str, list[tuple[str, View]]]:
         return {}
 
+    def from_layer_type(self, view: View, key: str) -> bool:
+        """Whether a view takes key from one layer type's RoPE parameters (`rope_parameters.full_attention`)
+        where transformers 5 runs one set for every layer: R007 speaks for that reading, not the rules about
+        where a key is written."""
+        assert self.intent is not None
+        return _under_layer_type(view.sources.get(key, ""), self) and not _under_layer_type(self.intent.sources.get(key, ""), self)
+
     def differing(self, keys: Iterable[str]) -> Iterator[tuple[str, tuple[Effect, ...]]]:
         """Each of keys the intent states that some consumer reads otherwise, with what those consumers use."""
         if self.intent is None:
@@ -136,6 +143,13 @@ class Context:
                 continue
             out.append((name, view))
         return out
+
+
+LAYER_TYPES = ("full_attention", "sliding_attention")  # the keys transformers 5 nests RoPE parameters under
+
+
+def _under_layer_type(pointer: str, ctx: Context) -> bool:
+    return any(pointer.startswith(f"{ctx.at(holder)}/{layer}") for holder in ("rope_parameters", "rope_scaling") for layer in LAYER_TYPES)
 
 
 def _has_tokenizer_files(ctx: Context) -> bool:
