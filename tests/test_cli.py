@@ -245,3 +245,18 @@ def test_a_run_builds_only_its_command_and_reads_the_same(command, capsys):
         full = runner.invoke(cli.app, argv, prog_name="cfglint")
         assert (alone.exit_code, alone.output) == (full.exit_code, full.output)
     assert cli._app_for(["--version"]) is cli.app and cli._app_for(["chek"]) is cli.app
+
+
+@pytest.mark.parametrize(("rope_type", "shown"), [("linear", "linear RoPE scaling linear(factor=2.0)"), ("", 'RoPE scaling ""(factor=2.0)')])
+def test_r002_names_the_scaling_a_llama_class_runs_not_a_layer_types(tmp_path, capsys, rope_type, shown):
+    """LlamaConfig declares no layer types: it keeps a full_attention dict beside the type it runs."""
+    model = tmp_path / "model"
+    model.mkdir()
+    nested = {"rope_type": rope_type, "factor": 2.0, "rope_theta": 5e5, "full_attention": {"rope_type": "default", "rope_theta": 5e5}}
+    config = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 1000,
+              "rms_norm_eps": 1e-6, "hidden_act": "silu", "rope_parameters": nested}
+    (model / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    code, out, _ = run(capsys, "check", str(model), "--format", "json", "--select", "R002")
+    [finding] = json.loads(out)
+    assert finding["message"].startswith(f"{shown} is only in rope_parameters: ")

@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfglint.reading import same, same_as
+from cfglint.reading import same, same_as, show
 from tests.conftest import examples
 
 
@@ -80,3 +80,12 @@ def test_a_copy_is_equal_and_shares_no_container(value):
         return []
 
     assert not {id(c) for c in containers(out)} & {id(c) for c in containers(value)}
+
+
+def test_a_rope_dict_shows_its_own_parameters_not_a_layer_types():
+    # transformers 5's LlamaConfig keeps a full_attention dict beside the type it runs, and runs the type
+    assert show({"rope_type": "linear", "factor": 2.0, "full_attention": {"rope_type": "default"}}) == "linear(factor=2.0)"
+    # without a type of its own, the dict is the layer types' parameters (Gemma 3)
+    assert show({"full_attention": {"rope_type": "default", "rope_theta": 1e6}}) == "?(full_attention=default(rope_theta=1000000.0))"
+    assert show({"rope_type": "", "factor": 2.0}) == '""(factor=2.0)'
+    assert show({"rope_type": 3, "factor": 2.0}) == "3(factor=2.0)"

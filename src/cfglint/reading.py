@@ -180,8 +180,11 @@ def show(value: Any) -> str:
         return repr(value)
     if isinstance(value, dict):
         kind = value.get("rope_type", "?")
-        inner = ", ".join(f"{k}={show(v)}" for k, v in value.items() if k != "rope_type")
-        return f"{kind}({inner})"
+        # A type's own parameters are numbers and lists: a dict beside them is a layer type's parameters
+        # (full_attention), which a class without layer types does not run.
+        inner = ", ".join(f"{k}={show(v)}" for k, v in value.items()
+                          if k != "rope_type" and not ("rope_type" in value and isinstance(v, dict)))
+        return f"{kind if isinstance(kind, str) and kind else show(kind)}({inner})"
     if isinstance(value, str):
         return f'"{value}"'
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
