@@ -154,10 +154,10 @@ print(json.dumps(out))
 
 
 def test_transformers4_loads_each_sample_as_predicted():
-    from tests.conformance.venvs import runtime_python
+    from tests.conformance.venvs import TRANSFORMERS4_WITH_TORCH, runtime_python
 
     # torch pinned to the CPU build; transformers 4 cannot share the test environment's transformers 5.
-    python = runtime_python("torch-transformers4", ["torch==2.13.0", "transformers==4.57.6", "safetensors"])
+    python = runtime_python(*TRANSFORMERS4_WITH_TORCH)
     dirs = [str(SAMPLES / s) for s in WEIGHT_SAMPLES]
     proc = subprocess.run([str(python), "-c", TRANSFORMERS4_PROBE, *dirs], capture_output=True, text=True, timeout=900,
                           env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})

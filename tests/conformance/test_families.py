@@ -26,7 +26,7 @@ from cfglint.engine import context_of
 from cfglint.reading import ALL_KEYS, same
 from tests.conformance.llama_cpp_converter import converter_python, ensure_converter
 from tests.conformance.tiny_checkpoint import _tokenizer_config, tokenizer_json
-from tests.conformance.venvs import run_probe, runtime_python
+from tests.conformance.venvs import TRANSFORMERS4_WITH_TORCH, run_probe, runtime_python
 from tests.families import BASES, resaved, variants
 
 # The variant per family that exercises what the family's readers split on.
@@ -145,7 +145,7 @@ def checkpoints(tmp_path_factory) -> dict[str, Path | str]:
 
 
 _PROBES = {
-    "transformers-4": lambda: (runtime_python("transformers4", ["transformers==4.57.6"]), "transformers4_family_probe.py", ()),
+    "transformers-4": lambda: (runtime_python(*TRANSFORMERS4_WITH_TORCH), "transformers4_family_probe.py", ()),
     "mlx-lm": lambda: (runtime_python("mlx-lm", ["mlx[cpu]", "mlx-lm"]), "mlx_lm_family_probe.py", ()),
     "mistralrs": lambda: (runtime_python("mistralrs", ["mistralrs==0.9.5"]), "mistralrs_family_probe.py", ("--fingerprint",)),
     "llama-cpp": lambda: (converter_python("5.24.0"), "llama_cpp_family_probe.py", ("--converter", str(ensure_converter()))),

@@ -182,9 +182,9 @@ def test_mistralrs_loads_as_predicted(checkpoints):
 
 
 def test_transformers4_loads_as_predicted(checkpoints):
-    from tests.conformance.venvs import runtime_python
+    from tests.conformance.venvs import TRANSFORMERS4_WITH_TORCH, runtime_python
 
-    python = runtime_python("torch-transformers4", ["torch==2.13.0", "transformers==4.57.6", "safetensors"])
+    python = runtime_python(*TRANSFORMERS4_WITH_TORCH)
     dirs = [str(d) for d in checkpoints.values()]
     proc = subprocess.run([str(python), "-c", TRANSFORMERS4_PROBE, *dirs], capture_output=True, text=True, timeout=900,
                           env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})

@@ -37,6 +37,10 @@ _DEFAULT_PROBE_TIMEOUT_S = 300
 _OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
+# transformers 4 with torch: the probes that build a model, or its RoPE, share this venv.
+TRANSFORMERS4_WITH_TORCH = ("torch-transformers4", ["torch==2.13.0", "transformers==4.57.6", "safetensors"])
+
+
 class ProbeError(RuntimeError):
     """A probe script crashed or printed something other than one JSON object."""
 

@@ -105,9 +105,15 @@ class Consumer:
         def fresh() -> View:
             view = read_entry(entry, doc, intent)
             view.consumer = self.name
-            return view
+            refused = self.build_refusal(doc.data, entry) if view.outcome == LOADS else None
+            return view.fail(Failure(refused[0], refused[1], "validation")) if refused else view
 
         return memo.entry_reading(entry, doc, fresh)
+
+    def build_refusal(self, data: dict, entry: Entry) -> tuple[str, str] | None:
+        """(message, pointer) of what building the model refuses in a file the entry's reading takes: the
+        Python runtimes' model code, which an entry's fields do not describe."""
+        return None
 
     def view(self, doc: Document, intent: Intent) -> View:
         if intent.family == "llama":

@@ -5,7 +5,8 @@ modeling_rope_utils.py (`rope_config_validation`). Missing keys take Llama-2-7B 
 layers...), `rope_theta` defaults to 10000, a legacy `type` in rope_scaling is copied to `rope_type`, and the
 per-type validators raise KeyError for missing required keys. `rope_parameters` is kept as an inert attribute.
 4.57's YaRN reads `truncate` as transformers 5 does (default true; modeling_rope_utils.py:359): the dict is
-kept as written.
+kept as written. Building the model can still refuse what the config class took (rotary_refusal): every
+family's RotaryEmbedding looks the type up in ROPE_INIT_FUNCTIONS, and its init function indexes its own keys.
 """
 
 from __future__ import annotations
@@ -16,30 +17,101 @@ from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, take, unreadable
 from cfglint.document import Document
 from cfglint.intent import LLAMA_DEFAULTS, Intent, read_llama_fields
+from cfglint.knowledge.entry import Entry
 
+from cfglint.knowledge import transformers4 as known
 from cfglint.knowledge.transformers4 import ROPE_REQUIRED as REQUIRED
 
 
-
 def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | None, str | None]:
-    """(the scaling the modeling code runs, or None; a KeyError message when validation fails)."""
-    if not isinstance(scaling, dict) or not scaling:
+    """(the scaling the modeling code runs, or None; the error when the config class refuses it) for a class
+    that copies a legacy `type` over rope_type and then runs rope_config_validation (TYPE_COPIED)."""
+    if scaling is None:
         return None, None
-    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    if not isinstance(scaling, dict):
+        return None, _not_a_dict(scaling)
+    scaling = dict(scaling)
     if "type" in scaling:
-        kind = scaling["type"]  # __init__ copies the legacy key over rope_type
+        scaling["rope_type"] = scaling["type"]  # __init__ copies the legacy key over rope_type
+    kind = scaling.get("rope_type", "default")
     if isinstance(kind, (dict, list)):
         # rope_config_validation looks the type up in a dict of validators: Python refuses the key.
         return None, f"TypeError: unhashable type: '{type(kind).__name__}'"
-    missing = (REQUIRED.get(kind, set()) if isinstance(kind, str) else set()) - set(scaling)
+    missing = REQUIRED.get(kind, set()) - (set(scaling) - {"type"})
     if missing:
-        return None, f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{kind}': {set_text(missing)}\""
+        named = scaling.get("rope_type")  # the validator's message names the file's type, None where it has none
+        return None, f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{named}': {set_text(missing)}\""
     if kind == "default":
         return None, None
     out = {k: v for k, v in scaling.items() if k not in ("type", "rope_type", "rope_theta")}
     if kind in ("yarn", "longrope") and "original_max_position_embeddings" not in out:
         out["original_max_position_embeddings"] = max_position_embeddings
     return {"rope_type": kind, **out}, None
+
+
+def _not_a_dict(scaling: Any) -> str:
+    """What __init__'s `"type" in rope_scaling` and the validator's rope_scaling.get raise for another JSON
+    value: the same operations, run on a copy of it (a string, a list, a number or a boolean)."""
+    value: Any = list(scaling) if isinstance(scaling, list) else scaling
+    try:
+        if "type" in value:
+            value["rope_type"] = value["type"]
+        value.get("rope_type")
+    except (TypeError, AttributeError) as err:
+        return f"{type(err).__name__}: {err}"
+    raise AssertionError(f"a {type(scaling).__name__} passed rope_config_validation")  # not a JSON value
+
+
+NO_ARGUMENT = object()  # a class without a head_dim argument: getattr falls back unless the file gives the key
+
+
+def rotary_refusal(data: dict, family: str, head_dim_default: Any = NO_ARGUMENT) -> tuple[str, str] | None:
+    """(message, pointer) of what building the model raises for a config its class took: the family's
+    RotaryEmbedding looks the type up in ROPE_INIT_FUNCTIONS, and the init function indexes its keys and
+    multiplies the head_dim attribute (modeling_rope_utils.py @ v4.57.6). `head_dim_default` is the default
+    of the class's head_dim argument."""
+    scaling = data.get("rope_scaling")
+    if not isinstance(scaling, dict):
+        return None  # "default", which builds
+    copied = family in known.TYPE_COPIED and "type" in scaling
+    # the member the type comes from, as the file writes it
+    at = "/rope_scaling/" + ("type" if copied or "rope_type" not in scaling else "rope_type") if {"type", "rope_type"} & set(scaling) else "/rope_scaling"
+    scaling = dict(scaling)
+    if copied:
+        scaling["rope_type"] = scaling["type"]
+    if family in known.TYPE_RENAMED and scaling.get("type") in known.TYPE_RENAMED[family]:
+        scaling["type"] = known.TYPE_RENAMED[family][scaling["type"]]
+    kind = scaling.get("rope_type", scaling.get("type"))
+    if isinstance(kind, (dict, list)):
+        return f"TypeError: unhashable type: '{type(kind).__name__}'", at
+    if kind not in known.ROPE_INIT_KEYS:
+        return f"KeyError: {kind!r}", at
+    if kind in known.ROPE_HEAD_DIM_AS_IS:
+        head_dim = _head_dim_attribute(data, family, head_dim_default)
+        partial = data.get("partial_rotary_factor", 1.0)
+        at = "/head_dim" if "head_dim" in data else "/rope_scaling"
+        if head_dim is None or partial is None:  # Python's words for it, whatever the other operand
+            return f"TypeError: unsupported operand type(s) for *: '{type(head_dim).__name__}' and '{type(partial).__name__}'", at
+        if _number(head_dim) and _number(partial):  # not a string or a list, which Python would repeat
+            try:
+                head_dim * partial
+            except OverflowError as err:
+                return f"OverflowError: {err}", at
+    missing = next((key for key in known.ROPE_INIT_KEYS[kind] if key not in scaling), None)
+    return (f"KeyError: {missing!r}", "/rope_scaling") if missing else None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float))
+
+
+def _head_dim_attribute(data: dict, family: str, default: Any) -> Any:
+    """config.head_dim, or 0 where getattr(config, "head_dim", hidden // heads) takes a number instead."""
+    if family in known.HEAD_DIM_IS_ROPE_WIDTH or (family in known.HEAD_DIM_DEFAULTS_TO_ROPE_WIDTH and "head_dim" not in data):
+        return data.get("qk_rope_head_dim", 64)  # both classes' default
+    if "head_dim" not in data:
+        return 0 if default is NO_ARGUMENT or default is None and family in known.HEAD_DIM_FALLBACK else default
+    return 0 if data["head_dim"] is None and family in known.HEAD_DIM_FALLBACK else data["head_dim"]
 
 
 class Transformers4(Consumer):
@@ -62,4 +134,9 @@ class Transformers4(Consumer):
             return view.fail(Failure(error, "/rope_scaling", "missing"))
         view.set("rope_scaling", scaling, "/rope_scaling" if scaling else "default")
         read_llama_fields(view, data)
-        return view
+        refused = rotary_refusal(data, "llama")
+        return view.fail(Failure(refused[0], refused[1], "validation")) if refused else view
+
+    def build_refusal(self, data: dict, entry: Entry) -> tuple[str, str] | None:
+        field = entry.fields.get("head_dim")
+        return rotary_refusal(data, entry.family, field.default if field is not None else NO_ARGUMENT)

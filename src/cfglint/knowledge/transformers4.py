@@ -19,16 +19,44 @@ from cfglint.knowledge.entry import Entry, Source, fields
 
 _CHECKED_BY = "tests/knowledge/test_transformers4_entries.py"
 
-# rope_config_validation's required keys per type (modeling_rope_utils.py ROPE_VALIDATION_FUNCTIONS @ v4.57.6);
-# a type without a validator only warns.
+# rope_config_validation's required keys per type (modeling_rope_utils.py ROPE_VALIDATION_FUNCTIONS @ v4.57.6):
+# every validator requires rope_type, whatever type it dispatched on; a type without a validator only warns.
 ROPE_REQUIRED = {
-    "default": set(),
-    "linear": {"factor"},
-    "dynamic": {"factor"},
-    "yarn": {"factor"},
-    "longrope": {"short_factor", "long_factor"},
-    "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
+    "default": {"rope_type"},
+    "linear": {"rope_type", "factor"},
+    "dynamic": {"rope_type", "factor"},
+    "yarn": {"rope_type", "factor"},
+    "longrope": {"rope_type", "short_factor", "long_factor"},
+    "llama3": {"rope_type", "factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
 }
+
+# Building the model (modeling_rope_utils.py @ v4.57.6): every family's RotaryEmbedding runs
+# ROPE_INIT_FUNCTIONS[rope_scaling.get("rope_type", rope_scaling.get("type"))] for a dict rope_scaling
+# ("default" for anything else), a KeyError for a type it does not build. Each init function indexes these
+# keys, in this order; dynamic, yarn and longrope first multiply getattr(config, "head_dim", hidden // heads)
+# by the partial rotary factor, so a head_dim attribute of None stops them (default, linear and llama3 take
+# `head_dim or hidden // heads`).
+ROPE_INIT_KEYS = {
+    "default": (),
+    "linear": ("factor",),
+    "dynamic": ("factor",),
+    "yarn": ("factor",),
+    "longrope": ("long_factor", "short_factor"),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+}
+ROPE_HEAD_DIM_AS_IS = frozenset({"dynamic", "yarn", "longrope"})
+# The config classes whose __init__ copies a legacy `type` over rope_type before validating
+# (configuration_<family>.py @ v4.57.6: `self.rope_scaling["rope_type"] = self.rope_scaling["type"]`);
+# Phi3Config renames a type "su" or "yarn" to "longrope" instead (_rope_scaling_adjustment).
+TYPE_COPIED = frozenset({"llama", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3", "gpt_oss"})
+TYPE_RENAMED = {"phi3": {"su": "longrope", "yarn": "longrope"}}
+# The head_dim attribute, where a class does not keep its argument or the file's key as given (null included;
+# configuration_<family>.py @ v4.57.6): LlamaConfig and GptOssConfig replace None with hidden // heads; the
+# DeepSeek classes set qk_rope_head_dim, V2 after PretrainedConfig.__init__ has applied the file's keys, V3
+# before (a file's head_dim wins there).
+HEAD_DIM_FALLBACK = frozenset({"llama", "gpt_oss"})
+HEAD_DIM_IS_ROPE_WIDTH = frozenset({"deepseek_v2"})
+HEAD_DIM_DEFAULTS_TO_ROPE_WIDTH = frozenset({"deepseek_v3"})
 
 
 def _source(family: str, module: str | None = None) -> Source:

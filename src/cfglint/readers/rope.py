@@ -147,14 +147,17 @@ def type_not_copied(scaling: Any) -> Failure | None:
     """rope_config_validation where the config class does not copy a legacy `type` to `rope_type` first
     (Gemma3TextConfig, GraniteConfig): the validator the type names (default's where it names none) requires
     rope_type, and the message names the type the file gives, or None; a type without a validator only warns."""
+    from cfglint.consumers.python_reader import set_text
     from cfglint.knowledge.transformers4 import ROPE_REQUIRED
 
-    if not isinstance(scaling, dict) or not scaling or "rope_type" in scaling:
+    if scaling is None or isinstance(scaling, dict) and "rope_type" in scaling:
         return None
+    if not isinstance(scaling, dict):
+        return Failure(f"AttributeError: '{type(scaling).__name__}' object has no attribute 'get'", "/rope_scaling", "type")
     kind = scaling.get("type", "default")
     if isinstance(kind, (dict, list)):
         return Failure(f"TypeError: unhashable type: '{type(kind).__name__}'", "/rope_scaling/type", "type")
     if kind not in ROPE_REQUIRED:
         return None
-    named = scaling.get("type")
-    return Failure(f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{named}': {{'rope_type'}}\"", "/rope_scaling", "missing")
+    missing = set_text(ROPE_REQUIRED[kind] - (set(scaling) - {"type"}))
+    return Failure(f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{scaling.get('type')}': {missing}\"", "/rope_scaling", "missing")

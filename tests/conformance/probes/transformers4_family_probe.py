@@ -1,13 +1,16 @@
-"""Probe: what a transformers 4.x config object holds for model directories of any family (config only).
+"""Probe: what transformers 4.x reads of model directories of any family, and whether their model builds its RoPE.
 
 Usage: python transformers4_family_probe.py MODEL_DIR [MODEL_DIR ...]
 
-The transformers 4 venv has no torch, so no model is built: every value is an attribute of the config
-object `AutoConfig.from_pretrained` returns, never one computed from expectation. RoPE is read the way
-4.x modeling reads it (`rope_theta`, `rope_scaling`; a 5.x `rope_parameters` is inert), as in
-transformers_config.py. `hidden_act` is the attribute named in the installed modeling file's
-`ACT2FN[config.<name>]` (gemma2/gemma3 read `hidden_activation`). `head_dim` is
+Every value is an attribute of the config object `AutoConfig.from_pretrained` returns, never one computed
+from expectation. RoPE is read the way 4.x modeling reads it (`rope_theta`, `rope_scaling`; a 5.x
+`rope_parameters` is inert), as in transformers_config.py. `hidden_act` is the attribute named in the
+installed modeling file's `ACT2FN[config.<name>]` (gemma2/gemma3 read `hidden_activation`). `head_dim` is
 `getattr(config, "head_dim", None) or hidden // heads`, as the modeling code computes it.
+Then the family's RotaryEmbedding is built from that config (torch is installed beside transformers), as its
+base model's `__init__` builds it (the class its `<Family>ForCausalLM` names): the type's init function runs,
+and what it raises is the outcome (an unbuilt rope type, a key the config class did not require, a None
+head_dim).
 Not observed (they live in the modeling code, not the config object): the attention biases of families
 without an `attention_bias` attribute, `attn_logit_softcapping` (the default sdpa attention ignores it),
 and the attention scale of families without `query_pre_attn_scalar`.
@@ -16,6 +19,7 @@ Prints one JSON object {"results": {MODEL_DIR: {outcome, message, values}}} and 
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
@@ -44,8 +48,9 @@ def main(argv: list[str]) -> int:
             result["outcome"] = "error"
             result["message"] = one_line(exc)
         else:
-            # 4.x rotary embeddings: `rope_scaling` when the class has it (hasattr check), else default.
-            scaling = dict(getattr(config, "rope_scaling", None) or {})
+            # 4.x rotary embeddings: a dict `rope_scaling` when the class has it (hasattr check), else default.
+            held = getattr(config, "rope_scaling", None)
+            scaling = dict(held) if isinstance(held, dict) else {}
             scaling.pop("rope_theta", None)
             values = {"rope_theta": float(config.rope_theta), "rope_scaling": _scaling_or_none(scaling)}
             values["head_dim"] = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
@@ -57,11 +62,28 @@ def main(argv: list[str]) -> int:
                 values["hidden_act"] = getattr(config, act)
                 values["hidden_act_attribute"] = act
             result["values"] = values
+            refused = _rope_refusal(config)
+            if refused is not None:
+                result.update(outcome="error", message=refused, values={})
         results[model_dir] = result
     payload = {"runtime": "transformers4", "version": transformers.__version__, "results": results}
     json_out.write(json.dumps(payload, default=str) + "\n")
     json_out.flush()
     return 0
+
+
+def _rope_refusal(config) -> str | None:
+    """What building the family's RotaryEmbedding raises, or None when it builds."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    text = config.get_text_config()
+    modeling = importlib.import_module(type(text).__module__.replace(".configuration_", ".modeling_"))
+    rotary = getattr(modeling, MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[text.model_type].removesuffix("ForCausalLM") + "RotaryEmbedding")
+    try:
+        rotary(config=text)
+    except Exception as exc:  # the failure to build is the observation, not a probe bug
+        return one_line(exc)
+    return None
 
 
 def _activation_attribute(config) -> str | None:
