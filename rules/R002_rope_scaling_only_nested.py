@@ -24,7 +24,8 @@ OLMo 2's `type` and `factor` and any other key), or where a top-level `rope_thet
 one (R003): transformers 5 would then read the scaling without that key, or with the top-level theta. Unsafe
 too where `rope_parameters` holds a key named after one of the config's layer types (`sliding_attention` in a
 Gemma 2 file): transformers 5 then takes the dict for per-layer-type parameters and takes no theta from the
-top level for it.
+top level for it. A runtime that does not build the type (transformers 4 and "proportional") refuses the
+fixed file, where before it ran unscaled RoPE: R004 reports that refusal once the scaling is written.
 """
 
 from cfglint.diagnostics import Applicability, Edit, Finding, Fix
