@@ -17,9 +17,8 @@ from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, take, unreadable
 from cfglint.document import Document
 from cfglint.intent import LLAMA_DEFAULTS, Intent, read_llama_fields
-from cfglint.knowledge.entry import Entry
-
 from cfglint.knowledge import transformers4 as known
+from cfglint.knowledge.entry import Entry
 from cfglint.knowledge.transformers4 import ROPE_REQUIRED as REQUIRED
 
 
@@ -74,8 +73,8 @@ def rotary_refusal(data: dict, family: str, head_dim_default: Any = NO_ARGUMENT)
     if not isinstance(scaling, dict):
         return None  # "default", which builds
     copied = family in known.TYPE_COPIED and "type" in scaling
-    # the member the type comes from, as the file writes it
-    at = "/rope_scaling/" + ("type" if copied or "rope_type" not in scaling else "rope_type") if {"type", "rope_type"} & set(scaling) else "/rope_scaling"
+    written = "rope_type" if "rope_type" in scaling and not copied else "type" if "type" in scaling else None
+    at = f"/rope_scaling/{written}" if written else "/rope_scaling"  # the member the type comes from
     scaling = dict(scaling)
     if copied:
         scaling["rope_type"] = scaling["type"]
