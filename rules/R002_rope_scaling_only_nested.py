@@ -118,9 +118,7 @@ def check(ctx):
         unsafe = dropped_keys(intent.family, legacy, nested, top_level) or intent.layer_type_keys(scaling)
         safety = Applicability.UNSAFE if unsafe else Applicability.SAFE
         fix = Fix(f"add top-level \"rope_scaling\" ({scaling['rope_type']})", safety, tuple(edits))
-    kind = scaling["rope_type"]
-    named = f"{kind} RoPE scaling" if isinstance(kind, str) and kind else "RoPE scaling"
     readers = [e.consumer for e in effects]
     who = readers[0] if len(readers) == 1 else ", ".join(readers[:-1]) + " and " + readers[-1]
     where = intent.sources["rope_scaling"]
-    yield Finding(f"{named} {show(scaling)} is only in {where[len(ctx.root) + 1:]}: {who} will run plain, unscaled RoPE", where + "/rope_type", tuple(effects), fix)
+    yield Finding(f"RoPE scaling {show(scaling)} is only in {where[len(ctx.root) + 1:]}: {who} will run plain, unscaled RoPE", where + "/rope_type", tuple(effects), fix)

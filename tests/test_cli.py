@@ -247,7 +247,7 @@ def test_a_run_builds_only_its_command_and_reads_the_same(command, capsys):
     assert cli._app_for(["--version"]) is cli.app and cli._app_for(["chek"]) is cli.app
 
 
-@pytest.mark.parametrize(("rope_type", "shown"), [("linear", "linear RoPE scaling linear(factor=2.0)"), ("", 'RoPE scaling ""(factor=2.0)')])
+@pytest.mark.parametrize(("rope_type", "shown"), [("linear", "RoPE scaling linear(factor=2.0)"), ("", 'RoPE scaling ""(factor=2.0)')])
 def test_r002_names_the_scaling_a_llama_class_runs_not_a_layer_types(tmp_path, capsys, rope_type, shown):
     """LlamaConfig declares no layer types: it keeps a full_attention dict beside the type it runs."""
     model = tmp_path / "model"
