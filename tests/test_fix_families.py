@@ -1,7 +1,8 @@
 """The fix safety claim for every family, against real transformers: after `cfglint fix --write --unsafe-fixes`
 (the fixes R003 marks unsafe change what transformers 4 reads, never what 5 reads), transformers
 5 builds the same model as before (the modules it builds, not only its config), and transformers 4.57 reads
-the RoPE that transformers 5 means (base, scaling, Gemma 3's sliding-layer base)."""
+the RoPE that transformers 5 means (base, scaling, Gemma 3's sliding-layer base) and builds the family's
+RotaryEmbedding from it."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ pytestmark = pytest.mark.runtimes
 
 def cases() -> dict[str, dict]:
     out = {k: v for k, v in all_cases().items() if k not in BUILD_FAILURES}
+    # A RoPE type transformers 5 builds and 4.57 has no init function for: R002's fix writes it where 4.57
+    # reads it, its config loads, and building its model refuses the type (what R004 then reports).
+    proportional = {"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.5}
+    out["qwen2/tf5-proportional"] = dict(out["qwen2/tf5-base"], rope_parameters=proportional)
     for path in sample_dirs():
         config = json.loads((path / "config.json").read_text())
         if config.get("model_type") not in (None, "llama"):
@@ -92,16 +97,24 @@ def test_transformers5_builds_the_same_model_after_the_fix(name, fixed, tmp_path
     assert observed(old, tmp_path / "a") == observed(new, tmp_path / "b")
 
 
-# One process reads every fixed directory: {directory: what transformers 4.57's config object holds}.
+# One process reads every fixed directory: {directory: what transformers 4.57's config object holds}, or
+# what loading the config or building the family's RotaryEmbedding from it raises (a fix must not make
+# transformers 4 refuse to build the model; transformers4_family_probe.py builds it as modeling does).
 T4_PROBE = r'''
 import json, sys
+sys.path.insert(0, sys.argv[1])
 import transformers
+from transformers4_family_probe import _rope_refusal
 out = {}
-for folder in sys.argv[1:]:
+for folder in sys.argv[2:]:
     try:
         config = transformers.AutoConfig.from_pretrained(folder, local_files_only=True)
     except Exception as exc:  # a refusal is an observation
         out[folder] = {"error": f"{type(exc).__name__}: {exc}"}
+        continue
+    refused = _rope_refusal(config)
+    if refused is not None:
+        out[folder] = {"error": refused}
         continue
     config = getattr(config, "text_config", None) or config  # a multimodal file: its text model
     scaling = config.rope_scaling if isinstance(getattr(config, "rope_scaling", None), dict) else None
@@ -116,13 +129,13 @@ print(json.dumps(out))
 def transformers4(tmp_path_factory, fixed):
     import subprocess
 
-    from tests.conformance.venvs import runtime_python
+    from tests.conformance.venvs import PROBES_DIR, TRANSFORMERS4_WITH_TORCH, runtime_python
 
     probe = tmp_path_factory.mktemp("probe") / "t4_rope.py"
     probe.write_text(T4_PROBE)
-    python = runtime_python("transformers4", ["transformers==4.57.6"])
+    python = runtime_python(*TRANSFORMERS4_WITH_TORCH)  # torch, to build the RotaryEmbedding
     folders = [str(after) for _, after in fixed.values()]
-    run = subprocess.run([str(python), str(probe), *folders], capture_output=True, text=True, timeout=600)
+    run = subprocess.run([str(python), str(probe), str(PROBES_DIR), *folders], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
 
