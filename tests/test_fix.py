@@ -322,19 +322,20 @@ def test_candle_view_equals_intent_after_the_fix(name, fixed_family):
 
 
 @pytest.fixture(scope="module")
-def transformers4():
-    from tests.conformance.venvs import runtime_python
+def transformers4(fixed_family):
+    """What transformers 4.57 reads of every fixed directory, its LlamaRotaryEmbedding built from it (torch
+    installed beside it), in one process."""
+    from tests.conformance.venvs import TRANSFORMERS4_WITH_TORCH, run_probe, runtime_python
 
-    return runtime_python("transformers4", ["transformers==4.57.6"])
+    folders = [str(after) for _, after in fixed_family.values()]
+    return run_probe(runtime_python(*TRANSFORMERS4_WITH_TORCH), "transformers4_family_probe.py", *folders)["results"]
 
 
 @pytest.mark.parametrize("name", [n for n, _ in CASES])
 def test_transformers4_reads_the_intent_after_the_fix(name, fixed_family, transformers4):
-    from tests.conformance.venvs import run_probe
-
     _, after = fixed_family[name]
     ctx = context_of(document.load(after / "config.json"), [])
-    got = run_probe(transformers4, "transformers_config.py", str(after))
+    got = transformers4[str(after)]
     assert got["outcome"] == "loads", got
     for key in ("rope_theta", "rope_scaling"):
         assert same(key, got["values"][key], ctx.intent.values[key]), (key, got["values"][key], ctx.intent.values[key])
