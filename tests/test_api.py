@@ -122,6 +122,9 @@ def test_select_on_the_command_line(in_repo, capsys):
     assert code == 1 and [f["code"] for f in json.loads(out)] == ["D001", "R002"]
     assert main(["check", LLAMA_TF5, "--select", "nope"]) == 2
     assert "select: unknown rule code 'nope'" in capsys.readouterr().err
+    assert cli(capsys, "check", LLAMA_TF5, "--select", "R002, D", "--format", "json") == (code, out)  # as ruff takes a list
+    assert main(["check", LLAMA_TF5, "--select", "R002,"]) == 2
+    assert "select: unknown rule code ''" in capsys.readouterr().err
 
 
 def test_a_batch_check_collects_cycles_less_often_and_restores_the_threshold(monkeypatch):

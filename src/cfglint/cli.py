@@ -72,7 +72,7 @@ def check(
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE", help="Report only findings not recorded in FILE."),
     write_baseline: Optional[str] = typer.Option(None, "--write-baseline", metavar="FILE", help="Record today's findings in FILE, report nothing, exit 0."),
-    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODE", help="Run only these rule codes or prefixes, instead of the configuration's select (repeatable)."),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODE", help="Run only these rule codes or prefixes, instead of the configuration's select (repeatable, or comma-separated)."),
     config: Optional[str] = ConfigOpt,
     isolated: bool = IsolatedOpt,
     respect_gitignore: bool = GitignoreOpt,

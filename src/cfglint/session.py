@@ -56,7 +56,9 @@ class Session:
         self.hub_sources: dict[str, hub.Checkout] = {}  # Hub GGUF repositories' source configs, fetched once
 
     def select(self, selectors: list[str]) -> None:
-        """Run these rule codes or prefixes instead of what the settings select."""
+        """Run these rule codes or prefixes instead of what the settings select; each may be a
+        comma-separated list, as ruff's `--select R001,D` is."""
+        selectors = [part.strip() for selector in selectors for part in selector.split(",")]
         if not selectors:
             raise UsageError("select: name at least one rule code or prefix")
         codes = [r.code for r in self.rules]
