@@ -8,8 +8,9 @@ from enum import Enum
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from cfglint import memo
+from cfglint.consumers import REFERENCE
 from cfglint.consumers.base import Consumer, View
-from cfglint.diagnostics import Diagnostic, Finding
+from cfglint.diagnostics import Applicability, Diagnostic, Finding, Fix
 from cfglint.document import Document
 from cfglint.generation import load as load_generation
 from cfglint.intent import Intent, intent_of
@@ -72,9 +73,14 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
     else:  # the kept rules' findings, worked out once for their values, and the other rules run
         found = [(rule, rule.check(ctx)) for rule in plan.running(parts_of(ctx), True)]
         found += _kept_findings(serial, plan, ctx)
+    reference = ctx.views.get(REFERENCE)
+    refused = reference is not None and reference.failure is not None
     out = []
     for rule, findings in found:
         for finding in findings:
+            fix = finding.fix
+            if refused and fix is not None and not any(e.consumer == REFERENCE for e in finding.effects):
+                fix = _withheld(fix)
             if finding.offset is not None:
                 line, column = doc.position(finding.offset)
             else:
@@ -90,10 +96,28 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
                     column=column,
                     pointer=finding.pointer,
                     effects=finding.effects,
-                    fix=finding.fix,
+                    fix=fix,
                 )
             )
     return sorted(out, key=lambda d: (d.line, d.column, d.code))
+
+
+_WITHHELD: dict[int, tuple[Fix, Fix]] = {}  # a kept finding's fix -> itself and its withheld form, made once
+
+
+def _withheld(fix: Fix) -> Fix:
+    """A fix keeps what transformers 5 reads, and a file it refuses has no reading to keep: until the
+    refusal is mended (by the findings that name it, whose fixes stay), the others are shown, not applied."""
+    if fix.applicability is Applicability.DISPLAY:
+        return fix
+    known = _WITHHELD.get(id(fix))
+    if known is None or known[0] is not fix:
+        if len(_WITHHELD) >= 1024:
+            _WITHHELD.clear()
+        known = _WITHHELD[id(fix)] = fix, fix._replace(
+            message=f"{fix.message} (withheld: {REFERENCE} refuses this file, mend that first)",
+            applicability=Applicability.DISPLAY)
+    return known[1]
 
 
 class _Plan(NamedTuple):

@@ -17,6 +17,9 @@ _PROFILES = {
 }
 
 
+# The runtime whose reading is the intent (cfglint.intent): what every fix keeps.
+REFERENCE = "transformers-5"
+
 # Names a runtime had before: still accepted on the command line and in settings.
 ALIASES = {"candle-llama": "candle"}
 
