@@ -215,3 +215,30 @@ def test_a_rope_type_of_another_json_type_is_refused_when_the_model_is_built() -
             AutoModelForCausalLM.from_config(built)
     assert transformers5.family_refusal(config, FAMILIES["qwen2"]) is None  # what AutoConfig (and AutoTokenizer) loads
     assert transformers5.model_refusal(config, "qwen2") == (f"KeyError: {raised.value}", "/rope_parameters/rope_type")
+
+
+# A legacy rope_scaling of each JSON type but an object, the falsy ones included (most classes take
+# `rope_scaling or rope_parameters`; Gemma 3 updates a dict with anything but null, pairs included).
+LEGACY_SCALINGS = (0, 1, 2.5, True, False, "x", "", [], [1], ["ab"], [["factor", 2.0]])
+
+
+@pytest.mark.parametrize("family", ["llama", *sorted(FAMILIES)])
+def test_a_legacy_rope_scaling_that_is_no_dict_is_refused_as_transformers5_refuses_it(family: str) -> None:
+    from transformers import CONFIG_MAPPING
+
+    from cfglint.compat import BASE
+    from tests.families import BASES
+
+    base = BASE if family == "llama" else BASES[family]
+    for value in LEGACY_SCALINGS:
+        config = {**copy.deepcopy(base), "rope_scaling": copy.deepcopy(value)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                CONFIG_MAPPING[family].from_dict(copy.deepcopy(config))
+                observed = None
+            except Exception as err:  # noqa: BLE001  (whatever the class raises is the observation)
+                observed = f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
+        found = transformers5.refusal(config) if family == "llama" else transformers5.family_refusal(config, FAMILIES[family])
+        assert (found[0] if found else None) == observed, value
+        assert found is None or found[1] == "/rope_scaling", found

@@ -18,6 +18,26 @@ from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.knowledge.transformers5_fields import FIELDS
 from cfglint.knowledge.strict_types import INTERVALS, class_typed, class_validation, field_annotations, strict_message, strict_refusal
 
+def legacy_scaling_refusal(data: dict, family: str) -> tuple[str, str] | None:
+    """What the class refuses of a legacy `rope_scaling` that is no dict, after its fields' own checks
+    (convert_rope_params_to_dict @ v5.24.0): most classes store `rope_scaling or rope_parameters` as
+    rope_parameters, whose strict type then refuses a truthy number, string or list; Gemma 3 updates its
+    full_attention dict with anything but null, as dict.update raises for it (Python's own words)."""
+    scaling = data.get("rope_scaling")
+    if scaling is None or type(scaling) is dict:
+        return None
+    if family in PER_LAYER_TYPE:
+        try:
+            dict(scaling)
+        except (TypeError, ValueError) as exc:
+            return f"{type(exc).__name__}: {exc}", "/rope_scaling"
+        return None
+    declared = field_annotations(family).get("rope_parameters")
+    if not scaling or declared is None or strict_refusal({"rope_parameters": scaling}, class_typed(family)) is None:
+        return None
+    return strict_message("rope_parameters", scaling, declared), "/rope_scaling"
+
+
 def _not_a_multiple(hidden: object, heads: object) -> str | None:
     """validate_architecture: hidden_size % num_attention_heads, even where head_dim is given."""
     if isinstance(hidden, int) and isinstance(heads, int) and heads and hidden % heads:
@@ -30,6 +50,9 @@ def refusal(data: dict) -> tuple[str, str] | None:
     key = strict_refusal(data, class_typed("llama"))
     if key is not None:
         return strict_message(key, data[key], field_annotations("llama")[key], INTERVALS.get("llama", {}).get(key)), "/" + key
+    legacy = legacy_scaling_refusal(data, "llama")
+    if legacy:
+        return legacy
     defaults = FIELD_DEFAULTS["llama"]
     refused = _not_a_multiple(data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"]))
     if refused:
@@ -86,6 +109,9 @@ def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] =
     key = strict_refusal(data, class_typed(entry.family))
     if key is not None:
         return strict_message(key, data[key], field_annotations(entry.family)[key], INTERVALS.get(entry.family, {}).get(key)), "/" + key
+    legacy = legacy_scaling_refusal(data, entry.family)
+    if legacy:
+        return legacy
     defaults = FIELD_DEFAULTS[entry.family]
     hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
     refused = _not_a_multiple(hidden, heads) if entry.family in _VALIDATES_HEADS else None
