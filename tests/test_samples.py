@@ -37,7 +37,9 @@ def test_sample_output_matches_golden(sample, command, in_repo, capsys):
         ("llama-bias", ["A002"]),
         ("kanana-1.5-2.1b", ["A001"]),
         ("qwen3-0.6b", []),
+        ("qwen3-0.6b-tf5", ["D001", "R001"]),
         ("gemma-2-2b", ["A005"]),
+        ("gemma-2-2b-tf5", ["D001", "R001"]),
         # candle's reading of each family: the transformers 5 re-saves lose rope_theta (R001), Qwen2's and
         # Mixtral's null sliding_window is a serde type error (L001), Gemma's legacy "gelu" is exact GELU in
         # candle while transformers 5 runs the tanh form (A003), candle slides Gemma 2's window on every layer
