@@ -167,10 +167,7 @@ def rope_refusal(data: dict, family: str, layer_type_keys: list[str] | tuple[str
 
 def _phi3_refusal(data: dict) -> tuple[str, str] | None:
     """Phi3Config.validate_rope, after the generic checks: one type, and a longrope factor per frequency."""
-    sets = parameter_sets(data, "phi3")
-    if not sets:
-        return None  # no dict to validate: a file's other JSON type is model_refusal's
-    (_, params, at), = sets
+    (_, params, at), = parameter_sets(data, "phi3")  # a dict: family_refusal refuses any other RoPE value first
     at = at or "/rope_parameters"
     kind = params["rope_type"]
     if kind not in ("default", "longrope"):
