@@ -102,22 +102,13 @@ def lint(ctx: Context, rules: list[Rule], display_path: str) -> list[Diagnostic]
     return sorted(out, key=lambda d: (d.line, d.column, d.code))
 
 
-_WITHHELD: dict[int, tuple[Fix, Fix]] = {}  # a kept finding's fix -> itself and its withheld form, made once
-
-
 def _withheld(fix: Fix) -> Fix:
     """A fix keeps what transformers 5 reads, and a file it refuses has no reading to keep: until the
     refusal is mended (by the findings that name it, whose fixes stay), the others are shown, not applied."""
     if fix.applicability is Applicability.DISPLAY:
         return fix
-    known = _WITHHELD.get(id(fix))
-    if known is None or known[0] is not fix:
-        if len(_WITHHELD) >= 1024:
-            _WITHHELD.clear()
-        known = _WITHHELD[id(fix)] = fix, fix._replace(
-            message=f"{fix.message} (withheld: {REFERENCE} refuses this file, mend that first)",
-            applicability=Applicability.DISPLAY)
-    return known[1]
+    return fix._replace(message=f"{fix.message} (withheld: {REFERENCE} refuses this file, mend that first)",
+                        applicability=Applicability.DISPLAY)
 
 
 class _Plan(NamedTuple):

@@ -18,6 +18,7 @@ from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.knowledge.transformers5_fields import FIELDS
 from cfglint.knowledge.strict_types import INTERVALS, class_typed, class_validation, field_annotations, strict_message, strict_refusal
 
+
 def legacy_scaling_refusal(data: dict, family: str) -> tuple[str, str] | None:
     """What the class refuses of a legacy `rope_scaling` that is no dict, after its fields' own checks
     (convert_rope_params_to_dict @ v5.24.0): most classes store `rope_scaling or rope_parameters` as
