@@ -58,6 +58,12 @@ def variants() -> dict[str, str]:
         "scaling-llama3-type-key": edited(LLAMA3, rope_scaling={"type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
         "scaling-llama3-missing-low": edited(LLAMA3, rope_scaling={"rope_type": "llama3", "factor": 32.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}),
         "scaling-string": edited(SMOLLM, rope_scaling="llama3"),
+        # serde's derived visit_seq: an array fills the struct's fields in declaration order
+        "scaling-list-short": edited(SMOLLM, rope_scaling=[1]),
+        "scaling-list-of-pairs": edited(SMOLLM, rope_scaling=[["factor", 2.0]]),
+        "scaling-list-wrong-element": edited(SMOLLM, rope_scaling=[8.0, "one"]),
+        "scaling-list-too-long": edited(LLAMA3, rope_scaling=[32.0, 1.0, 4.0, 8192, "llama3", 1]),
+        "scaling-list-complete": edited(LLAMA3, rope_scaling=[32.0, 1.0, 4.0, 8192, "llama3"]),
         "eos-negative": edited(SMOLLM, eos_token_id=-1),
         "eos-string": edited(SMOLLM, eos_token_id="</s>"),
         "eos-null": edited(SMOLLM, eos_token_id=None),

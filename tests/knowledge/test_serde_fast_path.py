@@ -51,8 +51,8 @@ def valid(type_name: str, runtime: str, types=None):
     if type_name.startswith("option<"):
         return st.one_of(st.none(), valid(type_name[7:-1], runtime, types))
     named = types.get(type_name)
-    if isinstance(named, Struct):
-        return near_valid(named)
+    if isinstance(named, Struct):  # a map, or an array serde's visit_seq reads as its fields in order
+        return st.one_of(near_valid(named), sequences(named))
     if isinstance(named, tuple):  # an enum: its variants, and now and then a near miss
         return st.one_of(st.sampled_from(named), st.sampled_from(["yarn", "Llama3", ""]))
     if named is not None:
@@ -98,6 +98,14 @@ def near_valid(draw, entry):
             data[name] = draw(VALUES)
     order = draw(st.permutations(list(data)))
     return {name: data[name] for name in order}
+
+
+@st.composite
+def sequences(draw, struct):
+    """A struct's fields as a JSON array in declaration order: all of them, fewer, or one too many."""
+    types = getattr(struct, "types", None)
+    values = [draw(valid(spec.type, struct.runtime, types)) for spec in struct.fields.values()]
+    return values[: draw(st.integers(0, len(values)))] + draw(st.lists(VALUES, max_size=1))
 
 
 def _decides_as_pydantic_does(entry, config):

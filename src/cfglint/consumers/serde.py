@@ -56,7 +56,7 @@ def deserialize(model: type[BaseModel], doc: Document) -> BaseModel | Failure:
     if not isinstance(data, dict):
         return Failure(f"invalid type: {unexpected(data)}, expected struct {model.__name__}", "", "type")
     try:
-        parsed = model.model_validate(data)
+        parsed = model.model_validate(_sequences_as_maps(model, doc, data))
     except ValidationError as err:
         for error in _collapse_untagged(model, err.errors(include_url=False)):
             candidates.append(_translate(model, doc, error))
@@ -193,6 +193,10 @@ def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[Call
         return partial(_missing_order, model, doc, loc), Failure(f"missing field `{loc[-1]}`", pointer, "missing")
     order = partial(_value_order, doc, pointer, loc)
     value = error.get("input")
+    if isinstance(value, list) and expected.startswith("struct ") and (nested := _field_model(model, pointer)):
+        failure = _struct_from_sequence(nested, doc, value, pointer, expected)
+        assert failure is not None  # an array that fills the struct was validated as its map
+        return order, failure
     if kind == "untagged":
         return order, Failure(f"data did not match any variant of untagged enum {expected.split()[-1]}", pointer, "type")
     if kind in ("greater_than_equal", "less_than_equal", "less_than", "greater_than"):
@@ -211,6 +215,48 @@ def _translate(model: type[BaseModel], doc: Document, error: dict) -> tuple[Call
             return order, Failure("expected value", pointer, "type")
         return order, Failure(f"invalid type: {unexpected(value)}, expected variant identifier", pointer, "type")
     return order, Failure(f"invalid type: {unexpected(value)}, expected {expected}", pointer, "type")
+
+
+def _sequences_as_maps(model: type[BaseModel], doc: Document, data: dict) -> dict:
+    """The data with each JSON array that fills a nested struct (serde's visit_seq) as the map it stands for,
+    so pydantic, which takes maps only, builds the struct serde builds; arrays that do not fill one stay."""
+    out = data
+    for name, info in model.model_fields.items():
+        value, nested = data.get(name), _nested_model(info.annotation)
+        if nested is None or not isinstance(value, (list, dict)):
+            continue
+        if isinstance(value, dict):
+            mapped = _sequences_as_maps(nested, doc, value)
+        elif _struct_from_sequence(nested, doc, value, "", "") is None:
+            mapped = _sequences_as_maps(nested, doc, dict(zip(nested.model_fields, value)))
+        else:
+            continue
+        if mapped is not value:
+            out = {**out, name: mapped}
+    return out
+
+
+def _struct_from_sequence(model: type[BaseModel], doc: Document, value: list, pointer: str, expected: str) -> Failure | None:
+    """What serde's derived `visit_seq` reports for a JSON array where a struct is expected: the elements fill
+    the fields in declaration order, each read as its field's type; a field past the end without
+    `#[serde(default)]` is "invalid length", and an element past the last field is trailing characters."""
+    names = list(model.model_fields)
+    try:
+        model.model_validate(dict(zip(names, value)))
+    except ValidationError as err:
+        errors = [e for e in _collapse_untagged(model, err.errors(include_url=False)) if e["type"] != "missing" and e["loc"]]
+        if errors:
+            error = min(errors, key=lambda e: names.index(e["loc"][0]))
+            index = names.index(error["loc"][0])
+            failure = _translate(model, doc, error)[1]
+            return failure._replace(pointer=f"{pointer}/{index}{_pointer(error['loc'][1:])}")
+    defaulted: frozenset[str] = getattr(model, "serde_defaulted", frozenset())
+    missing = next((i for i in range(len(value), len(names)) if names[i] not in defaulted), None)
+    if missing is not None:
+        return Failure(f"invalid length {missing}, expected {expected} with {len(names)} elements", pointer, "type")
+    if len(value) > len(names):
+        return Failure("trailing characters", f"{pointer}/{len(names)}", "syntax")
+    return None
 
 
 def _declaration_index(model: type[BaseModel], loc: tuple) -> int:

@@ -73,4 +73,7 @@ def _build(entry: Entry | Struct) -> type[BaseModel]:
         else:
             declared[name] = (kind, ...)
     doc = getattr(entry, "doc", "") or None
-    return create_model(entry.struct, __config__=ConfigDict(extra="ignore"), __doc__=doc, **declared)
+    model = create_model(entry.struct, __config__=ConfigDict(extra="ignore"), __doc__=doc, **declared)
+    # `#[serde(default)]` fields: what a JSON array may leave out (an Option without it may not), serde.py
+    model.serde_defaulted = frozenset(name for name, spec in entry.fields.items() if spec.default is not REQUIRED)
+    return model

@@ -68,7 +68,7 @@ def _checker(type_name: str, runtime: str, types: Mapping[str, Any]) -> Callable
         return _optional(_checker(inner, runtime, types))
     named = types.get(type_name)
     if isinstance(named, Struct):  # a nested struct: its members, walked as the outer ones are
-        return lambda value: _struct(named, value) if type(value) is dict else _REFUSED
+        return lambda value: _struct(named, value) if type(value) is dict else _struct_of_sequence(named, value) if type(value) is list else _REFUSED
     if isinstance(named, tuple):  # a unit enum: one of its variants' strings
         return lambda value: value if type(value) is str and value in named else _REFUSED
     if named == "eos":
@@ -91,6 +91,7 @@ class _Field(NamedTuple):
     check: Callable[[Any], Any]  # the value serde holds, or _REFUSED
     default: Any  # _ABSENT when serde requires the key
     scalar: str | None  # the scalar type whose refusal is worded here; None: the pydantic path words it
+    defaulted: bool  # `#[serde(default)]`: a JSON array filling the struct may leave it out
 
 
 _FIELDS: dict[int, dict[str, _Field]] = {}  # entries live as long as the process
@@ -104,7 +105,8 @@ def _fields(entry: Entry | Struct) -> dict[str, _Field]:
             inner = inner_type(spec.type, "option")
             base = inner or spec.type
             default = None if spec.default is REQUIRED and inner is not None else _ABSENT if spec.default is REQUIRED else spec.default
-            out[name] = _Field(_checker(spec.type, entry.runtime, getattr(entry, "types", {})), default, base if base in _SCALARS else None)
+            check = _checker(spec.type, entry.runtime, getattr(entry, "types", {}))
+            out[name] = _Field(check, default, base if base in _SCALARS else None, spec.default is not REQUIRED)
         _FIELDS[id(entry)] = out
     return _FIELDS[id(entry)]
 
@@ -153,6 +155,16 @@ def _struct(struct: Struct, data: dict) -> dict[str, Any] | Failure | None:
     outer struct's order does not show: its fields become the reading's env)."""
     parsed = _members(struct, data)
     return {name: parsed[name] for name in _fields(struct)} if type(parsed) is dict else parsed
+
+
+def _struct_of_sequence(struct: Struct, value: list) -> dict[str, Any] | None:
+    """serde's derived visit_seq: a JSON array fills a struct's fields in declaration order. The struct where
+    every element reads and every field past the end has a default; else None, for the pydantic path to word."""
+    fields = _fields(struct)
+    if len(value) > len(fields) or any(not f.defaulted for f in list(fields.values())[len(value):]):
+        return None
+    parsed = _members(struct, dict(zip(fields, value)))
+    return {name: parsed[name] for name in fields} if type(parsed) is dict else None
 
 
 def parse(entry: Entry | Struct, doc: Document) -> dict[str, Any] | Failure:
