@@ -24,7 +24,6 @@ from cfglint.intent import Intent
 from cfglint.reading import DEFAULT, FIXED
 
 VOCABULARY = " (its vocabulary step's AutoTokenizer reads the config with transformers 5)"
-THETA_ALIASES = ("global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base")
 
 
 
@@ -47,7 +46,9 @@ def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str] | F
         scaling_source = "/rope_parameters" if "rope_parameters" in data else "/rope_scaling"
         theta, theta_source = params.get("rope_theta"), scaling_source + "/rope_theta"
         if theta is None:
-            found = next((k for k in THETA_ALIASES if data.get(k) is not None), None)
+            from cfglint.knowledge.llama_cpp import THETA_KEYS
+
+            found = next((k for k in THETA_KEYS if data.get(k) is not None), None)
             theta, theta_source = (data[found], "/" + found) if found else (10000.0, DEFAULT)
         kind = params.get("rope_type", params.get("type", "default"))
         scaling = None if kind == "default" else {"rope_type": kind, **{k: v for k, v in params.items() if k not in ("rope_theta", "rope_type", "type")}}
@@ -77,10 +78,11 @@ class LlamaCpp(Consumer):
             return view.fail(failure)
         data = doc.data
         from cfglint.consumers.transformers5 import refusal
-        from cfglint.readers.converter import rope_type_refusal
+        from cfglint.readers.converter import raw_rope_refusal, rope_type_refusal
 
         refused = refusal(data)
-        wrong_type = rope_type_refusal("llama", data, intent, config_loads=refused is None)  # written before the vocabulary
+        broken = raw_rope_refusal("llama", data, intent, config_loads=refused is None)  # TextModel.__init__
+        wrong_type = broken or rope_type_refusal("llama", data, intent, config_loads=refused is None)  # written before the vocabulary
         if wrong_type:
             return view.fail(wrong_type)
         if refused and _stops_the_vocabulary(refused[0], "llama", doc):
@@ -101,10 +103,11 @@ class LlamaCpp(Consumer):
         view = super().read_family(doc, intent, entry)
         if view.failure is None:
             from cfglint.consumers.transformers5 import config_refusal
-            from cfglint.readers.converter import rope_type_refusal
+            from cfglint.readers.converter import raw_rope_refusal, rope_type_refusal
 
             refused = config_refusal(doc.data, intent, entry.family)
-            wrong_type = rope_type_refusal(entry.family, doc.data, intent, config_loads=refused is None)  # written first
+            loads = refused is None
+            wrong_type = raw_rope_refusal(entry.family, doc.data, intent, loads) or rope_type_refusal(entry.family, doc.data, intent, loads)
             if wrong_type:
                 view.fail(wrong_type)
             elif refused and _stops_the_vocabulary(refused[0], entry.family, doc):
@@ -115,9 +118,9 @@ class LlamaCpp(Consumer):
 def _stops_the_vocabulary(refusal: str, family: str, doc: Document) -> bool:
     """What transformers 5's config class refuses stops the converter where its vocabulary step loads the
     config through AutoTokenizer, which passes over a ValueError or OSError only (the strict dataclass's
-    refusals are neither, nor is validate_rope's KeyError): the raw-JSON fallback of load_hparams does not
-    cover that."""
-    if not refusal.startswith(("StrictDataclass", "KeyError")):
+    refusals are neither, nor are validate_rope's KeyError and Gemma 3's TypeError of dict.update): the
+    raw-JSON fallback of load_hparams does not cover that."""
+    if not refusal.startswith(("StrictDataclass", "KeyError", "TypeError")):
         return False
     from cfglint.readers.converter import vocab_reads_config
 

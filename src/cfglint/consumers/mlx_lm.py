@@ -35,8 +35,10 @@ SUPPORTED = {"default", "linear", "dynamic", "llama3", "yarn", "deepseek_yarn", 
 
 def scaling_as_built(scaling: Any) -> tuple[dict | None, str | None]:
     """The RoPE initialize_rope builds: (scaling or None, error message)."""
-    if not isinstance(scaling, dict):
+    if scaling is None:
         return None, None
+    if not isinstance(scaling, dict):  # initialize_rope calls scaling_config.get on anything but None, even 0
+        return None, f"AttributeError: '{type(scaling).__name__}' object has no attribute 'get'"
     kind = scaling.get("type") or scaling.get("rope_type", "default")
     if isinstance(kind, (dict, list)):
         return None, f"TypeError: unhashable type: '{type(kind).__name__}'"  # initialize_rope's `in` on a set
@@ -65,7 +67,8 @@ def scaling_as_built(scaling: Any) -> tuple[dict | None, str | None]:
 
 
 def scaling_failure(error: str) -> Failure:
-    return Failure(error, "/rope_scaling", "variant" if "Unsupported" in error else "missing")
+    kind = "variant" if "Unsupported" in error else "type" if error.startswith("AttributeError") else "missing"
+    return Failure(error, "/rope_scaling", kind)
 
 
 def generation_eos(doc: Document) -> Any:

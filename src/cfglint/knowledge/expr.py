@@ -91,6 +91,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "pattern": _pattern,
     "qwen2_moe_layers": _qwen2_moe_layers,
     "get": _get,
+    "iterable": lambda x: isinstance(x, (str, list, dict)),  # the JSON types Python's `in` searches
     "moe_layers": _moe_layers,
     "mla_scalar": _mla_scalar,
     "float": lambda x: _float(x),

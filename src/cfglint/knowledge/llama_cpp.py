@@ -71,6 +71,12 @@ LOWERS_ROPE_TYPE = {
     "olmo2": UNNAMED, "gpt_oss": UNNAMED, "deepseek_v2": UNNAMED, "deepseek_v3": UNNAMED,
 }  # fmt: skip
 
+# TextModel.__init__'s RoPE lookups (conversion/base.py:1361-1364), each find_hparam(keys, optional=True):
+# the first key present wins, null or not.
+THETA_KEYS = ("global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base")
+LOCAL_THETA_KEYS = ("local_rope_theta", "rope_local_theta", "rope_theta_local", "swa_rope_theta", "rope_local_base_freq")
+PARTIAL_ROTARY_KEYS = ("partial_rotary_factor", "rope_pct", "rope_percent")
+
 _ANY = Field("any", None)
 
 # TextModel.__init__ (conversion/base.py:1345-1377): block count (find_hparam, KeyError when none of

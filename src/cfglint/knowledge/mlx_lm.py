@@ -427,6 +427,12 @@ ENTRIES = (
         rope="phi3-su-scaled",
         checks=(
             Check(
+                "rope_scaling and not iterable(rope_scaling)",
+                "TypeError: argument of type '{rope_scaling.__class__.__name__}' is not iterable",
+                "/rope_scaling",
+                kind="type",
+            ),
+            Check(
                 "rope_scaling and not ('long_factor' in rope_scaling and 'type' in rope_scaling)",
                 "ValueError: rope_scaling must contain keys {'long_factor', 'type'}",
                 "/rope_scaling",

@@ -111,6 +111,42 @@ def rope_type_refusal(family: str, data: dict, intent: Any, config_loads: bool) 
     return Failure(f"AttributeError: '{type(kind).__name__}' object has no attribute 'lower'", pointer, "validation")
 
 
+def raw_rope_refusal(family: str, data: dict, intent: Any, config_loads: bool) -> Failure | None:
+    """Where AutoConfig refuses the file, TextModel.__init__ (base.py:1359-1377) works on the raw JSON's
+    `rope_parameters` (else `rope_scaling`) `or {}`: a truthy value of another JSON type stops it at the first
+    `in` or item assignment it meets, before anything is written."""
+    from cfglint.knowledge.llama_cpp import LOCAL_THETA_KEYS, PARTIAL_ROTARY_KEYS, THETA_KEYS
+
+    if config_loads:
+        return None
+    params, at, _ = hparams_rope_parameters(family, data, intent, config_loads)
+    if isinstance(params, dict):
+        return None
+    name = type(params).__name__
+    if not isinstance(params, (str, list)):
+        return Failure(f"TypeError: argument of type '{name}' is not iterable", at, "type")
+    assign = Failure("TypeError: 'str' object does not support item assignment" if name == "str"
+                     else "TypeError: list indices must be integers or slices, not str", at, "type")
+    no_get = Failure(f"AttributeError: '{name}' object has no attribute 'get'", at, "type")
+    if "full_attention" in params or "sliding_attention" in params:
+        return no_get  # the mirroring is skipped; set_gguf_parameters' rope_parameters.get stops it
+    if _find(data, LOCAL_THETA_KEYS) is not None or ("rope_theta" not in params and _find(data, THETA_KEYS) is not None):
+        return assign
+    if "rope_type" not in params:
+        return no_get  # self.rope_parameters.get("type")
+    if "partial_rotary_factor" not in params and _find(data, PARTIAL_ROTARY_KEYS) is not None:
+        return assign
+    if "original_max_position_embeddings" not in params and _find(data, ("original_max_position_embeddings",)) is not None:
+        return assign
+    return no_get
+
+
+def _find(data: dict, keys: tuple[str, ...]) -> Any:
+    """ModelBase.find_hparam(keys, optional=True)."""
+    key = next((k for k in keys if k in data), None)
+    return data[key] if key is not None else None
+
+
 def _hparams_rope(family: str, data: dict, intent: Any, config_loads: bool, whole: bool = False) -> tuple[dict, str]:
     """The RoPE parameters the converter reads its type from, and the pointer to their type: full attention's
     (`rope_parameters.get("full_attention", rope_parameters)`, base.py set_gguf_parameters and llama.py), or
