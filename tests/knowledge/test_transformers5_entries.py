@@ -13,9 +13,18 @@ import pytest
 from cfglint.intent import intent_of
 from cfglint.knowledge.transformers5 import ENTRIES, FAMILIES
 from cfglint.reading import same
-from tests.families import all_cases
+from tests.families import BASES, all_cases
 
 CASES = all_cases()
+# Gemma 3 merges a legacy rope_scaling into full attention's parameters with dict.update, which takes a list of
+# key-value pairs as well as a dict (its own rope_type stays over a legacy `type` either way).
+CASES.update({
+    f"gemma3_text/tf4-{name}-as-pairs": dict(BASES["gemma3_text"], rope_scaling=pairs) for name, pairs in (
+        ("linear", [["rope_type", "linear"], ["factor", 2.0]]),
+        ("legacy-type", [["type", "linear"], ["factor", 2.0]]),
+        ("factor-only", [["factor", 2.0]]),
+    )
+})
 
 # transformers' activation classes, by the name a config gives them
 ACTIVATIONS = {"SiLUActivation": "silu", "SiLU": "silu", "GELUActivation": "gelu", "GELUTanh": "gelu_pytorch_tanh",

@@ -135,14 +135,26 @@ def _per_layer_type(data: dict, family: str) -> list[Parameters]:
         given = params.get(layer_type) if nested else None
         chosen = dict(given) if isinstance(given, dict) else {"rope_type": "default"}
         at = f"/rope_parameters/{layer_type}" if isinstance(given, dict) else ""
-        if layer_type == "full_attention" and isinstance(legacy, dict):
-            chosen.update(legacy)
+        merged = update_argument(legacy) if layer_type == "full_attention" else None
+        if merged is not None:
+            chosen.update(merged)
             at = at or "/rope_scaling"
         chosen.setdefault("rope_type", chosen.get("type", "default"))
         if chosen["rope_type"] in _WITH_ORIGINAL_CONTEXT:
             chosen.setdefault("original_max_position_embeddings", data.get("max_position_embeddings"))
         out.append((layer_type, chosen, at))
     return out
+
+
+def update_argument(legacy: Any) -> dict | None:
+    """What `full_attention.update(rope_scaling)` merges: a dict, or a list of key-value pairs (dict.update
+    takes either); None for no legacy scaling or one it refuses (transformers5.legacy_scaling_refusal)."""
+    if legacy is None or isinstance(legacy, dict):
+        return legacy
+    try:
+        return dict(legacy)
+    except (TypeError, ValueError):
+        return None
 
 
 def type_pointer(params: dict, at: str) -> str:

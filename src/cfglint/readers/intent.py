@@ -96,8 +96,10 @@ def _per_layer_type(intent: Intent, entry: Any, config: dict) -> None:
     full = full if isinstance(full, dict) else {"rope_type": "default"}
     sliding = sliding if isinstance(sliding, dict) else {}
     full_at, sliding_at = ("/rope_parameters/full_attention", "/rope_parameters/sliding_attention") if nested else ("", "")
-    legacy = config.get("rope_scaling")
-    if isinstance(legacy, dict):
+    from cfglint.consumers.transformers5_rope import update_argument
+
+    legacy = update_argument(config.get("rope_scaling"))
+    if legacy is not None:
         full.update(copied(legacy))
         full_at = full_at or "/rope_scaling"
     if "rope_theta" in full:
