@@ -242,3 +242,43 @@ def test_a_legacy_rope_scaling_that_is_no_dict_is_refused_as_transformers5_refus
         found = transformers5.refusal(config) if family == "llama" else transformers5.family_refusal(config, FAMILIES[family])
         assert (found[0] if found else None) == observed, value
         assert found is None or found[1] == "/rope_scaling", found
+
+
+# Gemma 3 beside a legacy rope_scaling: `rope_parameters["full_attention"].update(rope_scaling)`, on the
+# file's own rope_parameters where it has them.
+_SLIDING = {"rope_type": "default", "rope_theta": 1e4}
+_LINEAR = {"rope_type": "linear", "factor": 2.0}
+GEMMA3_PARAMETERS = {
+    "flat": {"rope_type": "default", "rope_theta": 1e6},
+    "sliding-only": {"sliding_attention": _SLIDING},
+    "full-null": {"full_attention": None, "sliding_attention": _SLIDING},
+    "full-list": {"full_attention": [["factor", 2.0]], "sliding_attention": _SLIDING},
+    "full-zero": {"full_attention": 0, "sliding_attention": _SLIDING},
+    "sliding-string": {"full_attention": {"rope_type": "default"}, "sliding_attention": "x"},
+    "empty": {},
+    "nested": {"full_attention": {"rope_type": "default", "rope_theta": 1e6}, "sliding_attention": _SLIDING},
+    "absent": None,
+}
+
+
+@pytest.mark.parametrize("legacy", [None, _LINEAR, [["factor", 2.0]], "x"], ids=["no-legacy", "legacy-dict", "legacy-pairs", "legacy-string"])
+@pytest.mark.parametrize("case", sorted(GEMMA3_PARAMETERS))
+def test_gemma3_updates_full_attention_with_a_legacy_scaling_as_transformers5_does(case: str, legacy) -> None:
+    from transformers import CONFIG_MAPPING
+
+    from tests.families import BASES
+
+    config = {k: v for k, v in copy.deepcopy(BASES["gemma3_text"]).items() if k not in ("rope_theta", "rope_local_base_freq")}
+    if GEMMA3_PARAMETERS[case] is not None:
+        config["rope_parameters"] = copy.deepcopy(GEMMA3_PARAMETERS[case])
+    if legacy is not None:
+        config["rope_scaling"] = copy.deepcopy(legacy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            CONFIG_MAPPING["gemma3_text"].from_dict(copy.deepcopy(config))
+            observed = None
+        except Exception as err:  # noqa: BLE001  (whatever the class raises is the observation)
+            observed = f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
+    found = transformers5.family_refusal(config, FAMILIES["gemma3_text"])
+    assert (found[0] if found else None) == observed

@@ -22,21 +22,42 @@ from cfglint.knowledge.strict_types import INTERVALS, class_typed, class_validat
 def legacy_scaling_refusal(data: dict, family: str) -> tuple[str, str] | None:
     """What the class refuses of a legacy `rope_scaling` that is no dict, after its fields' own checks
     (convert_rope_params_to_dict @ v5.24.0): most classes store `rope_scaling or rope_parameters` as
-    rope_parameters, whose strict type then refuses a truthy number, string or list; Gemma 3 updates its
-    full_attention dict with anything but null, as dict.update raises for it (Python's own words)."""
+    rope_parameters, whose strict type then refuses a truthy number, string or list; Gemma 3 updates the
+    full_attention dict of the file's rope_parameters (its own default ones where the file has none) with
+    anything but null: `rope_parameters["full_attention"].update(rope_scaling)`, which raises where that
+    dict is missing or no dict, and as dict.update raises for the argument (Python's own words)."""
     scaling = data.get("rope_scaling")
-    if scaling is None or type(scaling) is dict:
-        return None
     if family in PER_LAYER_TYPE:
-        try:
-            dict(scaling)
-        except (TypeError, ValueError) as exc:
-            return f"{type(exc).__name__}: {exc}", "/rope_scaling"
+        return _per_layer_type_update_refusal(data.get("rope_parameters"), scaling)
+    if scaling is None or type(scaling) is dict:
         return None
     declared = field_annotations(family).get("rope_parameters")
     if not scaling or declared is None or strict_refusal({"rope_parameters": scaling}, class_typed(family)) is None:
         return None
     return strict_message("rope_parameters", scaling, declared), "/rope_scaling"
+
+
+def _per_layer_type_update_refusal(params: object, scaling: object) -> tuple[str, str] | None:
+    """Gemma3TextConfig.convert_rope_params_to_dict on the file's rope_parameters dict (the strict type
+    refuses another JSON type before): the legacy scaling's update of full attention's, then each layer
+    type's setdefault of its theta on what is not null."""
+    given = params if isinstance(params, dict) else None
+    if scaling is not None:
+        if given is not None and "full_attention" not in given:
+            return "KeyError: 'full_attention'", "/rope_parameters"
+        full = given["full_attention"] if given is not None else {}
+        if not isinstance(full, dict):
+            return f"AttributeError: '{type(full).__name__}' object has no attribute 'update'", "/rope_parameters/full_attention"
+        if type(scaling) is not dict:
+            try:
+                dict(scaling)  # type: ignore[call-overload]  # any JSON value: dict() refuses it as update would
+            except (TypeError, ValueError) as exc:
+                return f"{type(exc).__name__}: {exc}", "/rope_scaling"
+    for layer_type in ("full_attention", "sliding_attention"):
+        value = given.get(layer_type) if given is not None else None
+        if value is not None and not isinstance(value, dict):
+            return f"AttributeError: '{type(value).__name__}' object has no attribute 'setdefault'", f"/rope_parameters/{layer_type}"
+    return None
 
 
 def _not_a_multiple(hidden: object, heads: object) -> str | None:
