@@ -9,8 +9,9 @@ counts as none.
 ## Why it matters
 A runtime that slides where transformers attends fully (candle's Qwen2 applies `sliding_window` to every layer
 whatever `use_sliding_window` says), or attends fully where transformers slides (llama.cpp's converter writes
-no window for Mistral; mlx-lm's Gemma 2 has none), computes different attention past the window: the model is
-the same for short prompts and different for long ones.
+no window for Mistral; mlx-lm's Gemma 2 has none; mlx-lm's Llama slides on layers typed `sliding_attention`,
+transformers' Llama never does), computes different attention past the window: the model is the same for short
+prompts and different for long ones.
 
 ## Example
 ```json
@@ -52,7 +53,7 @@ def summary(per_layer: list) -> str:
 
 def check(ctx):
     intent = ctx.intent
-    if intent is None or intent.family in (None, "llama"):
+    if intent is None or intent.family is None:
         return
     context = intent.values.get("max_position_embeddings")
     want = windows(intent.values, context)

@@ -56,7 +56,29 @@ def test_intent_equals_transformers5(name, config, write_config):
         assert intent.values["head_dim"] == config["head_dim"]
         return
     got = dict(intent.values, dtype=intent.dtype)
+    # No Llama config class reads a window: what the model does with one is built below.
+    assert got.pop("sliding_window") is None and set(got.pop("layer_types", ["full_attention"])) == {"full_attention"}
     assert got == expected
+
+
+def test_transformers5_llama_attends_fully_whatever_layer_types_and_sliding_window_say():
+    """LlamaAttention has no window: the same weights give the same logits with a window on a layer as without
+    one, over more tokens than the window, as the intent says."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = dict(family()["tf4-default"], layer_types=["sliding_attention", "full_attention"], sliding_window=2)
+    assert config["num_hidden_layers"] == 2
+    intent = intent_of(config)
+    assert intent.values["layer_types"] == ["full_attention"] * 2 and intent.values["sliding_window"] is None
+    torch.manual_seed(0)
+    plain = {k: v for k, v in config.items() if k not in ("layer_types", "sliding_window")}
+    windowed = LlamaForCausalLM(LlamaConfig(**config)).eval()
+    unwindowed = LlamaForCausalLM(LlamaConfig(**plain)).eval()
+    unwindowed.load_state_dict(windowed.state_dict())
+    tokens = torch.arange(8).unsqueeze(0)
+    with torch.no_grad():
+        assert torch.equal(windowed(tokens).logits, unwindowed(tokens).logits)
 
 
 def test_generation_keys_are_dropped_by_transformers5(write_config):

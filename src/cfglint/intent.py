@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
-from cfglint.reading import DEFAULT, DERIVED, Reading, copied
+from cfglint.reading import DEFAULT, DERIVED, FIXED, Reading, copied
 
 LLAMA_MODEL_TYPES = frozenset({"llama"})
 DEFAULT_THETA = 10000.0
@@ -161,6 +161,12 @@ def intent_of(config: dict) -> Intent:
     intent.rope_pointer = rope_sources["rope_scaling"] if rope_sources["rope_scaling"] != DEFAULT else ""
 
     read_llama_fields(intent, config)
+    # LlamaAttention (modeling_llama.py @ v5.24.0) has no sliding window: every layer attends fully, whatever
+    # layer_types or sliding_window the file gives.
+    layers = intent.dims["num_hidden_layers"]
+    if isinstance(layers, int) and not isinstance(layers, bool) and 0 <= layers <= 4096:
+        intent.set("layer_types", ["full_attention"] * layers, FIXED)
+    intent.set("sliding_window", None, FIXED)
     dtype = config.get("dtype")
     intent.dtype = dtype if dtype is not None else config.get("torch_dtype")
     return intent

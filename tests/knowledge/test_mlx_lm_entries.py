@@ -76,7 +76,7 @@ def installed(tmp_path_factory):
     script = tmp_path_factory.mktemp("mlx_lm_fields") / "mlx_lm_fields_probe.py"
     script.write_text(PROBE, encoding="utf-8")
     # run_probe joins the probes folder with the name; an absolute path stays itself.
-    return run_probe(python, str(script), *ENTRIES, *mlx_lm.MISSING)
+    return run_probe(python, str(script), "llama", *ENTRIES, *mlx_lm.MISSING)
 
 
 def _as_json(default):
@@ -107,3 +107,19 @@ def test_fields_match_model_args(family, installed):
 def test_missing_families_have_no_module(installed):
     for family in mlx_lm.MISSING:
         assert "error" in installed["families"][family], (family, installed["families"][family])
+
+
+def test_the_llama_reading_reads_the_fields_of_model_args(installed):
+    """The hand-written Llama reading (cfglint.consumers.mlx_lm) and its schema: ModelArgs' fields, in order,
+    with the schema's defaults."""
+    from cfglint.consumers import mlx_lm as reading
+    from cfglint.consumers.llama_schemas.mlx_lm import ModelArgs
+
+    found = installed["families"]["llama"]
+    assert found["module"] == "mlx_lm.models.llama" and found["struct"] == "ModelArgs"
+    assert list(reading.FIELDS) == [name for name, _ in found["fields"]]
+    assert list(ModelArgs.model_fields) == [name for name, _ in found["fields"]]
+    for name, default in found["fields"]:
+        field = ModelArgs.model_fields[name]
+        ours = {"required": True} if field.is_required() else {"default": field.default}
+        assert json.dumps(ours) == json.dumps(default), (name, ours, default)

@@ -1,7 +1,10 @@
 """mlx-lm 0.32 `models/llama.py`: a plain dataclass fed the config's keys it knows.
 
 Source: ml-explore/mlx-lm, mlx_lm/models/llama.py (`ModelArgs`), models/rope_utils.py (`initialize_rope`),
-utils.py (`load_config`), HEAD d78bf58e (0.31.3-43; 0.32.2 on PyPI has the same ModelArgs). Unknown keys are
+utils.py (`load_config`), first read at HEAD d78bf58e (0.31.3-43), checked against the installed 0.32.2
+wheel (tests/knowledge/test_mlx_lm_entries.py), whose ModelArgs also reads `layer_types` and
+`sliding_window`: a layer typed sliding_attention masks to the window, and LlamaModel needs one
+full_attention layer. Unknown keys are
 dropped, nothing is type-checked, seven keys are required, `rope_theta` defaults to 10000 (rope_parameters is
 never read for Llama), `tie_word_embeddings` defaults to True, the MLP is always SwiGLU (SiLU), RoPE scaling
 picks a legacy `type` over `rope_type`, llama3 factors default to 1.0 / 4.0 / 8192, yarn's original
@@ -26,7 +29,7 @@ REQUIRED = ("model_type", "hidden_size", "num_hidden_layers", "intermediate_size
 # ModelArgs' fields in declaration order (the schema, llama_schemas/mlx_lm.py, declares the same): what the
 # dataclass keeps; every other key is dropped.
 FIELDS = (*REQUIRED, "head_dim", "max_position_embeddings", "num_key_value_heads", "attention_bias", "mlp_bias", "rope_theta",
-          "rope_traditional", "rope_scaling", "tie_word_embeddings")
+          "rope_traditional", "rope_scaling", "tie_word_embeddings", "layer_types", "sliding_window")
 # mlx_lm.load's tokenizer half loads the config with transformers 5's AutoConfig first: what it refuses.
 TOKENIZER_READS_IT = " (AutoTokenizer reads the config with transformers 5)"
 SUPPORTED = {"default", "linear", "dynamic", "llama3", "yarn", "deepseek_yarn", "telechat3-yarn", "longrope", "proportional", "mrope"}
@@ -81,11 +84,27 @@ def generation_eos(doc: Document) -> Any:
     return generation.get("eos_token_id") if isinstance(generation, dict) else None
 
 
+def _sliding(view: View, data: dict) -> None:
+    """ModelArgs.__post_init__: layer_types defaults to full attention on every layer; a layer typed
+    sliding_attention masks to `sliding_window` (None: no window)."""
+    kinds = data.get("layer_types")
+    if kinds is None:
+        n = data["num_hidden_layers"]
+        view.set("layer_types", ["full_attention"] * n if isinstance(n, int) and 0 <= n <= 4096 else None, DEFAULT)
+    else:
+        view.set("layer_types", kinds, "/layer_types")
+    slides = isinstance(kinds, list) and "sliding_attention" in kinds
+    if data.get("sliding_window") is not None and not slides:
+        view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied
+    else:
+        take(view, data, "sliding_window", None)
+
+
 class MlxLm(Consumer):
     name = "mlx-lm"
     runtime = "mlx-lm 0.32"
     title = "mlx-lm 0.32 models/llama.py"
-    source = "ml-explore/mlx-lm mlx_lm/models/llama.py, models/rope_utils.py, utils.py @ d78bf58e"
+    source = "ml-explore/mlx-lm mlx_lm/models/llama.py, models/rope_utils.py, utils.py @ 0.32.2 (wheel)"
     schema_ref = "mlx_lm:ModelArgs"
 
     def read(self, doc: Document, intent: Intent) -> View:
@@ -98,6 +117,9 @@ class MlxLm(Consumer):
         scaling, error = (None, None) if failure else scaling_as_built(data.get("rope_scaling"))
         if error:
             failure = scaling_failure(error)
+        if failure is None and isinstance(data.get("layer_types"), list) and "full_attention" not in data["layer_types"]:
+            # LlamaModel.__init__: self.layer_types.index("full_attention")
+            failure = Failure("ValueError: 'full_attention' is not in list", "/layer_types", "validation")
         if failure is None:
             from cfglint.consumers.transformers5 import refusal
 
@@ -119,6 +141,7 @@ class MlxLm(Consumer):
         take(view, data, "attention_bias", False)
         take(view, data, "mlp_bias", False)
         take(view, data, "max_position_embeddings", None)
+        _sliding(view, data)
         view.set("rms_norm_eps", data["rms_norm_eps"], "/rms_norm_eps")
         eos = generation_eos(doc)
         if eos:

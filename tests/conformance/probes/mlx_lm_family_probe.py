@@ -126,7 +126,8 @@ def _layer_kinds(model, n_layers):
     kinds = []
     for cache in caches:
         if isinstance(cache, cache_module.RotatingKVCache):
-            kinds.append(("sliding_attention", int(cache.max_size)))
+            # a sliding layer without a window keeps a RotatingKVCache(max_size=None): reported as it is
+            kinds.append(("sliding_attention", None if cache.max_size is None else int(cache.max_size)))
         elif type(cache).__name__ == "KVCache":
             kinds.append(("full_attention", None))
         else:

@@ -27,3 +27,5 @@ class ModelArgs(BaseModel):
     rope_traditional: Any = False
     rope_scaling: Optional[dict] = None
     tie_word_embeddings: Any = True
+    layer_types: Optional[Any] = None
+    sliding_window: Optional[Any] = None
