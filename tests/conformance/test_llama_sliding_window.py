@@ -1,8 +1,8 @@
 """A Llama config that gives layer_types or a sliding_window, against real mlx-lm.
 
 transformers' Llama attends fully on every layer whatever the file says (tests/test_intent.py builds it);
-mlx-lm 0.32's Llama ModelArgs reads both: a layer typed sliding_attention masks to the window, and layer
-types without full_attention stop LlamaModel.__init__. cfglint predicts each outcome, the layer types and
+mlx-lm 0.32's Llama ModelArgs reads both: a layer typed sliding_attention masks to the window, LlamaModel
+builds one layer per entry of layer_types, and layer types without full_attention stop its __init__. cfglint predicts each outcome, the layer types and
 the window mlx-lm builds (read off its caches by the probe), and A005 names the difference.
 """
 
@@ -23,6 +23,11 @@ CASES = {
     "every-layer-slides": {"layer_types": ["sliding_attention"] * _N, "sliding_window": 4},
     "window-only": {"sliding_window": 4},
     "types-without-window": {"layer_types": ["sliding_attention"] + ["full_attention"] * (_N - 1)},
+    "another-type": {"layer_types": ["full_attention"] * (_N - 1) + ["linear_attention"]},
+    # one layer built per entry: fewer or more than the checkpoint has, or a string's characters
+    "fewer-types": {"layer_types": ["full_attention"] * (_N - 1)},
+    "more-types": {"layer_types": ["full_attention"] * (_N + 1)},
+    "types-a-string": {"layer_types": "full_attention"},
 }
 # The cases where mlx-lm applies a window transformers does not.
 WINDOWED = {"one-layer-slides"}
@@ -46,6 +51,8 @@ def test_mlx_lm_builds_the_windows_cfglint_predicts(case, checkpoints, observed)
     assert mismatches(view, actual) == [], (view.message, actual["message"])
     if actual["outcome"] == "loads":
         assert "layer_types" in actual["values"] and "layer_types" in view.values
+    elif "layer_types builds" in view.message:  # the runtime lists the parameters of the checkpoint's layers
+        assert actual["message"].startswith(view.message.split(":")[0] + ": " + view.message.split(": ")[1].split()[0])
     else:
         assert actual["message"] == view.message
     codes = {f.code for f in cfglint.check([str(checkpoints[case])], select=["A005"]).findings}

@@ -84,15 +84,32 @@ def generation_eos(doc: Document) -> Any:
     return generation.get("eos_token_id") if isinstance(generation, dict) else None
 
 
+def _layers_failure(kinds: Any, layers: Any) -> Failure | None:
+    """LlamaModel.__init__ builds one layer per entry of layer_types, then takes the index of the first
+    full_attention one; load_weights then wants exactly the checkpoint's layers (num_hidden_layers of them)."""
+    if not isinstance(kinds, (list, str, dict)):
+        return Failure(f"TypeError: '{type(kinds).__name__}' object is not iterable", "/layer_types", "type")
+    if isinstance(kinds, dict):
+        return Failure("AttributeError: 'dict' object has no attribute 'index'", "/layer_types", "type")
+    if "full_attention" not in kinds:
+        return Failure("ValueError: 'full_attention' is not in list" if isinstance(kinds, list) else "ValueError: substring not found",
+                       "/layer_types", "validation")
+    if isinstance(layers, int) and len(kinds) != layers:
+        mlx = "Received parameters not in model" if len(kinds) < layers else "Missing parameters"
+        return Failure(f"ValueError: {mlx}: layer_types builds {len(kinds)} layers for a checkpoint of "
+                       f"num_hidden_layers {layers}", "/layer_types", "validation")  # the checkpoint transformers builds
+    return None
+
+
 def _sliding(view: View, data: dict) -> None:
     """ModelArgs.__post_init__: layer_types defaults to full attention on every layer; a layer typed
-    sliding_attention masks to `sliding_window` (None: no window)."""
+    sliding_attention masks to `sliding_window` (None: no window), any other attends fully."""
     kinds = data.get("layer_types")
     if kinds is None:
         n = data["num_hidden_layers"]
         view.set("layer_types", ["full_attention"] * n if isinstance(n, int) and 0 <= n <= 4096 else None, DEFAULT)
     else:
-        view.set("layer_types", kinds, "/layer_types")
+        view.set("layer_types", ["sliding_attention" if k == "sliding_attention" else "full_attention" for k in kinds], "/layer_types")
     slides = isinstance(kinds, list) and "sliding_attention" in kinds
     if data.get("sliding_window") is not None and not slides:
         view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied
@@ -117,9 +134,8 @@ class MlxLm(Consumer):
         scaling, error = (None, None) if failure else scaling_as_built(data.get("rope_scaling"))
         if error:
             failure = scaling_failure(error)
-        if failure is None and isinstance(data.get("layer_types"), list) and "full_attention" not in data["layer_types"]:
-            # LlamaModel.__init__: self.layer_types.index("full_attention")
-            failure = Failure("ValueError: 'full_attention' is not in list", "/layer_types", "validation")
+        if failure is None and data.get("layer_types") is not None:
+            failure = _layers_failure(data["layer_types"], data["num_hidden_layers"])
         if failure is None:
             from cfglint.consumers.transformers5 import refusal
 
