@@ -52,6 +52,8 @@ HEAD_DIMS = {
     "head-dim-absent-yarn": ("absent", {"rope_type": "yarn", "factor": 2.0}),
 }
 
+THETAS = {"null": None, "string": "x", "list": [1]}
+
 
 def _cases() -> dict[str, dict]:
     out = {}
@@ -66,6 +68,9 @@ def _cases() -> dict[str, dict]:
             else:
                 config["head_dim"] = head_dim
             out[f"{family}-{name}"] = config
+        # a base of another JSON type than a number: every init function raises it to a tensor
+        for name, theta in THETAS.items():
+            out[f"{family}-theta-{name}"] = dict(copy.deepcopy(base), rope_theta=theta)
     return out
 
 

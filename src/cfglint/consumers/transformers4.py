@@ -71,7 +71,7 @@ def rotary_refusal(data: dict, family: str, head_dim_default: Any = NO_ARGUMENT)
     of the class's head_dim argument."""
     scaling = data.get("rope_scaling")
     if not isinstance(scaling, dict):
-        return None  # "default", which builds
+        return _base_refusal(data, family)  # "default": its inverse frequencies raise the base to a tensor
     copied = family in known.TYPE_COPIED and "type" in scaling
     written = "rope_type" if "rope_type" in scaling and not copied else "type" if "type" in scaling else None
     at = f"/rope_scaling/{written}" if written else "/rope_scaling"  # the member the type comes from
@@ -97,7 +97,17 @@ def rotary_refusal(data: dict, family: str, head_dim_default: Any = NO_ARGUMENT)
             except OverflowError as err:
                 return f"OverflowError: {err}", at
     missing = next((key for key in known.ROPE_INIT_KEYS[kind] if key not in scaling), None)
-    return (f"KeyError: {missing!r}", "/rope_scaling") if missing else None
+    return (f"KeyError: {missing!r}", "/rope_scaling") if missing else _base_refusal(data, family)
+
+
+def _base_refusal(data: dict, family: str) -> tuple[str, str] | None:
+    """Every init function computes `base ** (torch.arange(0, dim, 2) / dim)` with config.rope_theta (Gemma 3's
+    local RotaryEmbedding with rope_local_base_freq): a base of another JSON type than a number raises."""
+    for key in ("rope_theta", "rope_local_base_freq") if family == "gemma3_text" else ("rope_theta",):
+        base = data.get(key, 0)
+        if not _number(base):
+            return f"TypeError: unsupported operand type(s) for ** or pow(): '{type(base).__name__}' and 'Tensor'", "/" + key
+    return None
 
 
 def _number(value: Any) -> bool:

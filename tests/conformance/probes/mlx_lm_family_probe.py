@@ -90,11 +90,11 @@ def _values(model, tokenizer) -> dict:
         for candidate in (holder, getattr(holder, "model", None)):
             if candidate is not None and hasattr(candidate, name):
                 cap = getattr(candidate, name)
-                values[name] = None if cap is None else float(cap)
+                values[name] = None if cap is None else _number(cap)
                 break
     norm = getattr(getattr(model, "model", model), "norm", None)
     if norm is not None and hasattr(norm, "eps"):
-        values["rms_norm_eps"] = float(norm.eps)
+        values["rms_norm_eps"] = _number(norm.eps)
     ids = sorted(tokenizer.eos_token_ids)
     if ids:
         values["eos_token_id"] = ids[0] if len(ids) == 1 else ids
@@ -159,15 +159,27 @@ def _rope(layers, kinds, head_dim) -> dict:
     return out
 
 
+def _number(value):
+    """A number the module holds as a float; anything else (a module built from a string or a list keeps it
+    until it computes) as it is, where JSON can hold it."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    try:
+        json.dumps(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
 def _describe(rope):
     import mlx.nn as nn
 
     name = type(rope).__name__
     if isinstance(rope, nn.RoPE):
         scaling = None if rope.scale == 1.0 else {"rope_type": "linear", "factor": _tidy(1.0 / rope.scale)}
-        return float(rope.base), scaling, int(rope.dims)
+        return _number(rope.base), scaling, int(rope.dims)
     if name == "DynamicNTKScalingRoPE":
-        return float(rope.base), {"rope_type": "dynamic", "factor": float(rope.factor)}, int(rope.dims)
+        return _number(rope.base), {"rope_type": "dynamic", "factor": _number(rope.factor)}, int(rope.dims)
     kinds = {"YarnRoPE": "yarn", "SuScaledRoPE": "longrope", "Llama3RoPE": "llama3", "DeepseekV2YarnRotaryEmbedding": "yarn"}
     dims = getattr(rope, "dims", getattr(rope, "dim", None))
     return None, {"rope_type": kinds.get(name, name)}, None if dims is None else int(dims)

@@ -20,6 +20,7 @@ Prints one JSON object {"results": {MODEL_DIR: {outcome, message, values}}} and 
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import re
 import sys
@@ -32,6 +33,7 @@ _ATTRIBUTES = (
     "rope_local_base_freq", "partial_rotary_factor", "sliding_window", "layer_types", "query_pre_attn_scalar",
     "final_logit_softcapping", "attention_bias", "mlp_bias",
 )  # fmt: skip
+_BIASES = ("attention_bias", "mlp_bias")
 
 
 def main(argv: list[str]) -> int:
@@ -52,10 +54,14 @@ def main(argv: list[str]) -> int:
             held = getattr(config, "rope_scaling", None)
             scaling = dict(held) if isinstance(held, dict) else {}
             scaling.pop("rope_theta", None)
-            values = {"rope_theta": float(config.rope_theta), "rope_scaling": _scaling_or_none(scaling)}
+            theta = config.rope_theta  # a number as a float; another type as the config holds it
+            theta = float(theta) if isinstance(theta, (int, float)) and not isinstance(theta, bool) else theta
+            values = {"rope_theta": theta, "rope_scaling": _scaling_or_none(scaling)}
             values["head_dim"] = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+            declared = inspect.signature(type(config).__init__).parameters
             for name in _ATTRIBUTES:
-                if hasattr(config, name):
+                # A bias flag the class does not declare is a kwarg it keeps and its model never reads.
+                if hasattr(config, name) and (name not in _BIASES or name in declared):
                     values[name] = getattr(config, name)
             act = _activation_attribute(config)
             if act is not None and hasattr(config, act):
