@@ -46,6 +46,11 @@ def tie_on(config: dict) -> None:
     config["tie_word_embeddings"] = True
 
 
+def sliding_first_layer(config: dict) -> None:
+    flat_theta(config)
+    config.update(layer_types=["sliding_attention", "full_attention"], sliding_window=4)
+
+
 def verdicts(agree: str = "", diverge: str = "", fail: str = "") -> dict[str, str]:
     table = {name: AGREES for name in consumers.names()}
     table.update({name: DIVERGES for name in diverge.split()})
@@ -79,6 +84,7 @@ CASES = {
     "activation_ignored": ({"hidden_act": "gelu"}, flat_theta, verdicts(diverge="candle mlx-lm llama-cpp")),
     "head_dim_ignored": ({"head_dim": 32}, flat_theta, verdicts(fail="candle mistralrs")),
     "tie_default_differs": ({"tie_word_embeddings": False}, drop_tie, verdicts(diverge="mlx-lm")),
+    "sliding_layer_only_mlx_lm_applies": ({}, sliding_first_layer, verdicts(diverge="mlx-lm")),
     "tied_but_head_stored": (
         {"tie_word_embeddings": False},
         tie_on,

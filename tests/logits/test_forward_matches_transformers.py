@@ -126,3 +126,40 @@ def test_greedy_stops_at_the_eos_the_values_name(references, prompt_ids):
     stopping = reference.reading({**reference.values, "eos_token_id": [first]})
     assert stopping.greedy(prompt_ids, 5, stop_at_eos=True) == [first]
     assert len(reading.greedy(prompt_ids, 5, stop_at_eos=False)) == 5
+
+
+# Layer 0 slides over the last 4 positions, layer 1 attends fully: transformers' Ministral is Llama so built.
+MIXED_ATTENTION = {"layer_types": ["sliding_attention", "full_attention"], "sliding_window": 4}
+
+
+def test_sliding_layers_attend_as_transformers_ministral_does(references, tiny_llama, prompt_ids):
+    from transformers import MinistralConfig, MinistralForCausalLM
+
+    reference = references("default")
+    ministral = MinistralForCausalLM.from_pretrained(
+        tiny_llama("default"), config=MinistralConfig.from_pretrained(tiny_llama("default"), **MIXED_ATTENTION)
+    ).eval()
+    with torch.inference_mode():
+        expected = ministral(torch.tensor([prompt_ids])).logits[0]
+    sliding = reference.reading({**reference.values, **MIXED_ATTENTION})
+    assert max_diff(sliding.logits(prompt_ids), expected) < TOLERANCE
+    assert max_diff(reference.logits(prompt_ids), expected) > 100 * TOLERANCE  # the window matters here
+
+
+def test_a_window_wider_than_the_prompt_or_no_sliding_layer_attends_fully(references, prompt_ids):
+    reference = references("default")
+    expected = reference.logits(prompt_ids)
+    for attention in ({**MIXED_ATTENTION, "sliding_window": len(prompt_ids)}, {**MIXED_ATTENTION, "sliding_window": None},
+                      {"layer_types": ["full_attention"] * 2, "sliding_window": 4}):
+        assert max_diff(reference.reading({**reference.values, **attention}).logits(prompt_ids), expected) < TOLERANCE
+
+
+def test_layer_types_for_another_layer_count_or_no_window_cannot_be_run(references):
+    from cfglint.logits import NotReproducible
+
+    reference = references("default")
+    with pytest.raises(ReadingError, match="3 layer types for a checkpoint of 2 layers"):
+        reference.reading({**reference.values, **MIXED_ATTENTION, "layer_types": ["sliding_attention"] * 3})
+    for window in (0, -1, 1.5, "4", True):
+        with pytest.raises(NotReproducible):
+            reference.reading({**reference.values, **MIXED_ATTENTION, "sliding_window": window})

@@ -20,7 +20,7 @@ _EXPORTS = {
     "ReadingValues": "spec",
     "LlamaReading": "forward",
     "FamilyReading": "family",
-    "NotReproducible": "family",
+    "NotReproducible": "spec",
     "TransformersReference": "reference",
     "checkpoint_files": "weights",
     "map_checkpoint": "weights",

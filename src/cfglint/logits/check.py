@@ -17,11 +17,11 @@ from typing import Any, Iterator
 
 import torch
 
-from .family import NotReproducible, one_line
+from .family import one_line
 from .progress import Progress
 from .readings import AGREES, DIVERGES, FAILS, NOT_RUN, RUNS, Plan
 from .reference import TransformersReference
-from .spec import ReadingError
+from .spec import NotReproducible, ReadingError
 
 Decode = Callable[[Sequence[int]], str]
 

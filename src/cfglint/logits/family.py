@@ -25,7 +25,7 @@ from torch import nn
 
 from cfglint.reading import ALL_KEYS, FAMILY_KEYS, same
 
-from .spec import ReadingError
+from .spec import NotReproducible, ReadingError
 
 # Computed from the tensors (the filter) or applied as patches, not read back from the config.
 _BY_TENSORS = ("attention_bias", "mlp_bias", "tie_word_embeddings")
@@ -70,10 +70,6 @@ _NEEDS_CONTEXT = ("dynamic", "longrope")
 _YARN_FROM_CONTEXT = ("factor", "original_max_position_embeddings")
 # Gemma 3 keeps one RoPE per layer type; its local layers read rope_local_base_freq without scaling.
 _FULL, _SLIDING = "full_attention", "sliding_attention"
-
-
-class NotReproducible(ReadingError):
-    """transformers' modeling code for the family cannot compute what this reading computes."""
 
 
 # What transformers' config validation and modeling code raise on values they do not take: its configs

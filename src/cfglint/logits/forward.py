@@ -71,6 +71,16 @@ def _rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor
     return weight * x.to(input_dtype)
 
 
+def _causal_mask(seq: int, window: int | None, dtype: torch.dtype) -> torch.Tensor:
+    """Additive mask with the dtype's minimum, as transformers' eager attention builds it: no position sees
+    a later one, nor (with a window) one window or more behind it."""
+    query, key = torch.arange(seq)[:, None], torch.arange(seq)[None, :]
+    hidden = key > query
+    if window is not None:
+        hidden |= query - key >= window
+    return torch.zeros(seq, seq, dtype=dtype).masked_fill(hidden, torch.finfo(dtype).min)
+
+
 def _repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
     """[1, kv_heads, seq, dim] -> [1, kv_heads * n_rep, seq, dim], each KV head serving n_rep query heads."""
     if n_rep == 1:
@@ -84,7 +94,7 @@ class LlamaReading:
 
     values: the contract's values dict (rope_theta, rope_scaling, head_dim, num_key_value_heads,
     tie_word_embeddings, hidden_act, rms_norm_eps, attention_bias, mlp_bias, max_position_embeddings,
-    eos_token_id). dims: LlamaDims or a config dict. tensors: name -> tensor in transformers' naming
+    eos_token_id, and for mlx-lm's sliding layers layer_types and sliding_window). dims: LlamaDims or a config dict. tensors: name -> tensor in transformers' naming
     (model.layers.N.self_attn.q_proj.weight, ...); only the tensors these values call for are read, and a
     missing or mis-shaped one raises ReadingError, as loading would fail in the runtime.
     """
@@ -104,6 +114,8 @@ class LlamaReading:
         self._act = activation(v.hidden_act)
         source = _TensorSource(tensors)
         self._embed = source.get("model.embed_tokens.weight", (d.vocab_size, d.hidden_size))
+        if v.windows is not None and len(v.windows) != d.num_hidden_layers:
+            raise ReadingError(f"{len(v.windows)} layer types for a checkpoint of {d.num_hidden_layers} layers")
         self._layers = [self._layer(source, i) for i in range(d.num_hidden_layers)]
         self._final_norm = source.get("model.norm.weight", (d.hidden_size,))
         head_name = "model.embed_tokens.weight" if v.tie_word_embeddings else "lm_head.weight"
@@ -172,11 +184,10 @@ class LlamaReading:
         v = self.values
         x = F.embedding(ids, self._embed)
         cos, sin = rope.cos_sin(v.rope, v.head_dim, v.max_position_embeddings, seq, x.dtype)
-        # Additive mask with the dtype's minimum, as transformers' eager attention builds it.
-        future = torch.ones(seq, seq, dtype=torch.bool).triu(1)
-        mask = torch.zeros(seq, seq, dtype=x.dtype).masked_fill(future, torch.finfo(x.dtype).min)
-        for layer in self._layers:
-            x = x + self._attention(layer, _rms_norm(x, layer.input_norm, v.rms_norm_eps), cos, sin, mask)
+        windows = v.windows or (None,) * len(self._layers)
+        masks = {window: _causal_mask(seq, window, x.dtype) for window in set(windows)}
+        for layer, window in zip(self._layers, windows):
+            x = x + self._attention(layer, _rms_norm(x, layer.input_norm, v.rms_norm_eps), cos, sin, masks[window])
             h = _rms_norm(x, layer.post_attention_norm, v.rms_norm_eps)
             x = x + layer.down_proj(self._act(layer.gate_proj(h)) * layer.up_proj(h))
         return _rms_norm(x, self._final_norm, v.rms_norm_eps)[0]

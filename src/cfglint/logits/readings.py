@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cfglint.consumers.base import LOADS, NOT_APPLICABLE
-from cfglint.logits.spec import required_keys
+from cfglint.logits.spec import ReadingError, attention_windows, required_keys
 from cfglint.weights import loading
 from cfglint.weights.layout import HEAD
 from cfglint.weights.loaders import ERROR, PANIC, Loader, loader_for
@@ -85,5 +85,18 @@ def plan(ctx: Context) -> dict[str, Plan]:
         if unsaid:
             plans[name] = Plan(name, NOT_RUN, message=f"the {name} profile does not say which {', '.join(unsaid)} it uses")
             continue
-        plans[name] = Plan(name, RUNS, values=tensor_habits(view.values, loader_for(name), stored))
+        values = tensor_habits(view.values, loader_for(name), stored)
+        plans[name] = Plan(name, RUNS, values=_llama_attention(values) if ctx.intent is not None and ctx.intent.is_llama else values)
     return plans
+
+
+def _llama_attention(values: dict[str, Any]) -> dict[str, Any]:
+    """A Llama reading without a sliding layer attends as one that never read layer_types: said once, so
+    that the two share a forward."""
+    try:
+        sliding = attention_windows(values) is not None
+    except ReadingError:
+        sliding = True  # kept, for the forward to refuse
+    if not sliding:
+        values = {k: v for k, v in values.items() if k not in ("layer_types", "sliding_window")}
+    return values

@@ -45,6 +45,25 @@ class ReadingError(ValueError):
     """The values cannot drive a forward pass over these weights (a runtime would fail to load them)."""
 
 
+class NotReproducible(ReadingError):
+    """The modeling code cfglint runs cannot compute what this reading computes (said, never run otherwise)."""
+
+
+_SLIDING = "sliding_attention"
+
+
+def attention_windows(values: Mapping[str, Any]) -> tuple[int | None, ...] | None:
+    """Each layer's attention window, from a reading's layer_types and sliding_window: a layer typed
+    sliding_attention sees the last sliding_window positions, any other (or one without a window) all of
+    them. None when no layer has a window, which is also what a reading without layer_types computes."""
+    kinds, window = values.get("layer_types"), values.get("sliding_window")
+    if not isinstance(kinds, (list, tuple)) or window is None or _SLIDING not in kinds:
+        return None
+    if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+        raise NotReproducible(f"the Llama forward has no attention window of {window!r} positions")
+    return tuple(window if kind == _SLIDING else None for kind in kinds)
+
+
 @dataclass(frozen=True)
 class LlamaDims:
     hidden_size: int
@@ -101,6 +120,7 @@ class ReadingValues:
     mlp_bias: bool
     max_position_embeddings: int | None
     eos_token_ids: tuple[int, ...]
+    windows: tuple[int | None, ...] | None = None  # per layer: how far back it attends (None: fully); None: all fully
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> ReadingValues:
@@ -122,4 +142,5 @@ class ReadingValues:
             mlp_bias=bool(full["mlp_bias"]),
             max_position_embeddings=None if max_positions is None else int(max_positions),
             eos_token_ids=eos_ids,
+            windows=attention_windows(values),
         )
