@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cfglint.knowledge.expr import uniform_layers
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.reading import DEFAULT, DERIVED, FIXED, Reading, copied
 
@@ -163,9 +164,9 @@ def intent_of(config: dict) -> Intent:
     read_llama_fields(intent, config)
     # LlamaAttention (modeling_llama.py @ v5.24.0) has no sliding window: every layer attends fully, whatever
     # layer_types or sliding_window the file gives.
-    layers = intent.dims["num_hidden_layers"]
-    if isinstance(layers, int) and not isinstance(layers, bool) and 0 <= layers <= 4096:
-        intent.set("layer_types", ["full_attention"] * layers, FIXED)
+    layers = uniform_layers(intent.dims["num_hidden_layers"], "full_attention")
+    if layers is not None:
+        intent.set("layer_types", layers, FIXED)
     intent.set("sliding_window", None, FIXED)
     dtype = config.get("dtype")
     intent.dtype = dtype if dtype is not None else config.get("torch_dtype")

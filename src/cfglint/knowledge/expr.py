@@ -29,7 +29,8 @@ def _float(x: Any) -> float | None:
         return None
 
 
-def _layers(n: Any, kind: str) -> list[str] | None:
+def uniform_layers(n: Any, kind: str) -> list[str] | None:
+    """n layers of one kind; None for a count no model has (not a whole number in [0, 4096])."""
     return [kind] * n if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 4096 else None
 
 
@@ -86,7 +87,7 @@ def _get(obj: Any, key: str) -> Any:
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "layers": _layers,
+    "layers": uniform_layers,
     "sliding_from": _sliding_from,
     "pattern": _pattern,
     "qwen2_moe_layers": _qwen2_moe_layers,
