@@ -25,6 +25,7 @@ class Failure(NamedTuple):
     pointer: str  # the member that causes it ("" for the whole document)
     kind: str  # "syntax" | "missing" | "type" | "variant" | "duplicate" | "shape"
     outcome: str = ERROR  # or PANIC
+    stage: str = ""  # RUN (knowledge.entry): the runtime refuses what a converter wrote
 
 
 @dataclass

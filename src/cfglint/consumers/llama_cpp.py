@@ -8,6 +8,9 @@ the strict dataclass still stops it where the vocabulary is read through AutoTok
 `rope_parameters` wins over `rope_scaling`; `dynamic` scaling is dropped without a word; llama3 is baked into
 a `rope_freqs` tensor (on the raw-JSON path its original context falls back to a top-level
 `original_max_position_embeddings`, then 8192); without a theta none is written and the runtime uses 10000.
+gguf-py packs each written value only when it writes the file, after the vocabulary: one of a type it
+cannot pack (a string or 1.5 for a uint32, a negative count, a string or null for a float32) stops the
+conversion there (knowledge.llama_cpp.WRITES), before any runtime check of the file.
 Observed with the converter itself under transformers 4.57.6 and 5.24.0 (tests/conformance).
 The activation is always SiLU; biases and `output.weight` are converted whenever the tensors exist, whatever
 the flags say, so from the config alone they read as meant.
@@ -21,9 +24,11 @@ from cfglint.consumers.base import Consumer, Failure, View, llama3_scaling
 from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent
+from cfglint.knowledge.entry import RUN
 from cfglint.reading import DEFAULT, FIXED
 
 VOCABULARY = " (its vocabulary step's AutoTokenizer reads the config with transformers 5)"
+RUNTIME_THETA = 10000.0  # llama-model.cpp: rope_freq_base_train where the GGUF has no rope.freq_base
 
 
 
@@ -49,7 +54,7 @@ def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str] | F
             from cfglint.knowledge.llama_cpp import THETA_KEYS
 
             found = next((k for k in THETA_KEYS if data.get(k) is not None), None)
-            theta, theta_source = (data[found], "/" + found) if found else (10000.0, DEFAULT)
+            theta, theta_source = (data[found], "/" + found) if found else (RUNTIME_THETA, DEFAULT)
         kind = params.get("rope_type", params.get("type", "default"))
         scaling = None if kind == "default" else {"rope_type": kind, **{k: v for k, v in params.items() if k not in ("rope_theta", "rope_type", "type")}}
         if kind == "llama3":
@@ -97,13 +102,20 @@ class LlamaCpp(Consumer):
         for key in ("head_dim", "num_key_value_heads", "tie_word_embeddings", "attention_bias", "mlp_bias", "max_position_embeddings", "rms_norm_eps"):
             view.set(key, intent.values[key], intent.sources[key])
         view.set("hidden_act", "silu", FIXED)
+        from cfglint.readers.converter import packing_refusal
+
+        packing = packing_refusal("llama", {**intent.values, **data}, view)
+        if packing:
+            return view.fail(packing)
+        if theta is None:
+            view.set("rope_theta", RUNTIME_THETA, DEFAULT)  # none written: llama.cpp's own
         return view
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         view = super().read_family(doc, intent, entry)
-        if view.failure is None:
+        if view.failure is None or view.failure.stage == RUN:  # the conversion's own refusals come first
             from cfglint.consumers.transformers5 import config_refusal
-            from cfglint.readers.converter import raw_rope_refusal, rope_type_refusal
+            from cfglint.readers.converter import hparam_defaults, packing_refusal, raw_rope_refusal, rope_type_refusal
 
             refused = config_refusal(doc.data, intent, entry.family)
             loads = refused is None
@@ -112,7 +124,22 @@ class LlamaCpp(Consumer):
                 view.fail(wrong_type)
             elif refused and _stops_the_vocabulary(refused[0], entry.family, doc):
                 view.fail(Failure(refused[0] + VOCABULARY, refused[1], "validation"))
+            else:
+                packing = packing_refusal(entry.family, {**hparam_defaults(entry), **doc.data}, view)
+                if packing:
+                    view.fail(packing)
+        if view.failure is not None and view.failure.stage == RUN:
+            view.values, view.sources = {}, {}  # a runtime that refuses the file reads nothing from it
+        elif view.failure is None and view.values.get("rope_theta") is None and _base_written_if_given(entry.family):
+            view.values, view.sources = dict(view.values), dict(view.sources)  # the memo's copy shares them
+            view.set("rope_theta", RUNTIME_THETA, DEFAULT)  # none written: llama.cpp's own
         return view
+
+
+def _base_written_if_given(family: str) -> bool:
+    from cfglint.knowledge.llama_cpp import GIVEN, WRITES
+
+    return any(w.key == "rope_theta" and w.when == GIVEN for w in WRITES.get(family, ()))
 
 
 def _stops_the_vocabulary(refusal: str, family: str, doc: Document) -> bool:

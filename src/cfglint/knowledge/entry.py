@@ -52,6 +52,10 @@ class Check(NamedTuple):
     pointer: str = ""
     outcome: str = "error"  # or "panic"
     kind: str = "validation"
+    stage: str = ""  # RUN: the runtime refuses what a converter wrote, once the conversion went through
+
+
+RUN = "run"
 
 
 class Entry(NamedTuple):

@@ -13,9 +13,10 @@ runtime always uses freq_base 10000 with no scaling: rope="converter-none".
 
 from __future__ import annotations
 
+from typing import NamedTuple
 
 from cfglint.knowledge.deepseek import MLA_SCALAR
-from cfglint.knowledge.entry import REQUIRED, Check, Entry, Field, Source
+from cfglint.knowledge.entry import REQUIRED, RUN, Check, Entry, Field, Source
 
 RUNTIME = "llama-cpp"
 READER = "converter"
@@ -78,6 +79,69 @@ LOCAL_THETA_KEYS = ("local_rope_theta", "rope_local_theta", "rope_theta_local", 
 PARTIAL_ROTARY_KEYS = ("partial_rotary_factor", "rope_pct", "rope_percent")
 
 _ANY = Field("any", None)
+
+# What gguf-py's GGUFWriter packs with struct once the conversion is done (write_kv_data_to_file, in the
+# order each key was first added; a later add of the same key replaces the value, not the place): a value
+# of another type stops the converter there ("required argument is not an integer", "argument out of
+# range", ...). `key` is the hparam, or for rope_theta the base the converter resolved (cfglint.readers.
+# converter.rope); `when` says when it is added (GIVEN: not null).
+UINT32, FLOAT32 = "uint32", "float32"
+GIVEN, ALWAYS_ADDED = "given", "True"
+
+
+class Written(NamedTuple):
+    key: str
+    gguf: str  # the GGUF key, after "<arch>."
+    type: str  # UINT32 | FLOAT32
+    when: str = GIVEN  # an expression over the hparams, or GIVEN
+
+
+_CONTEXT, _EPS, _HEAD = "context_length", "attention.layer_norm_rms_epsilon", "attention.key_length"
+# TextModel.set_gguf_parameters (conversion/base.py:1434-1546): every lookup optional.
+_BASE_WRITES = (
+    Written("max_position_embeddings", _CONTEXT, UINT32),
+    Written("rope_theta", "rope.freq_base", FLOAT32),
+    Written("rms_norm_eps", _EPS, FLOAT32),
+    Written("head_dim", _HEAD, UINT32),
+)
+# GemmaModel.set_gguf_parameters (gemma.py:39-51): its own, every key read with hparams[...].
+_GEMMA_WRITES = (
+    Written("max_position_embeddings", _CONTEXT, UINT32, ALWAYS_ADDED),
+    Written("rms_norm_eps", _EPS, FLOAT32, ALWAYS_ADDED),
+    Written("head_dim", _HEAD, UINT32, ALWAYS_ADDED),
+)
+WRITES: dict[str, tuple[Written, ...]] = {
+    **{family: _BASE_WRITES for family in ARCH_OF_FAMILY},
+    "gemma": _GEMMA_WRITES,
+    # Gemma2Model.set_gguf_parameters (gemma.py:84-103)
+    "gemma2": _GEMMA_WRITES + (
+        Written("attn_logit_softcapping", "attn_logit_softcapping", FLOAT32, ALWAYS_ADDED),
+        Written("final_logit_softcapping", "final_logit_softcapping", FLOAT32, ALWAYS_ADDED),
+        Written("sliding_window", "attention.sliding_window", UINT32, ALWAYS_ADDED),
+    ),
+    # Gemma3Model.set_gguf_parameters (gemma.py:141-158) after the base's: hparams.get with defaults the
+    # to_dict() always overrides, full attention's theta or 1e6.
+    "gemma3_text": (
+        Written("max_position_embeddings", _CONTEXT, UINT32, ALWAYS_ADDED),
+        Written("rope_theta", "rope.freq_base", FLOAT32, ALWAYS_ADDED),
+        Written("rms_norm_eps", _EPS, FLOAT32, ALWAYS_ADDED),
+        Written("head_dim", _HEAD, UINT32, ALWAYS_ADDED),
+        Written("final_logit_softcapping", "final_logit_softcapping", FLOAT32, "final_logit_softcapping"),
+        Written("sliding_window", "attention.sliding_window", UINT32, "sliding_window_pattern != 1"),
+    ),
+    # Phi3MiniModel.set_gguf_parameters (phi.py:148-173): find_hparam, a null sliding_window written as 0.
+    "phi3": (
+        Written("max_position_embeddings", _CONTEXT, UINT32, ALWAYS_ADDED),
+        Written("rms_norm_eps", _EPS, FLOAT32, ALWAYS_ADDED),
+        Written("rope_theta", "rope.freq_base", FLOAT32, ALWAYS_ADDED),
+        Written("sliding_window", "attention.sliding_window", UINT32),
+    ),
+    # DeepseekV2Model.set_gguf_parameters (deepseek.py:319-353) adds key_length again, from the MLA sizes;
+    # GraniteModel.__init__ pops head_dim (granite.py:33).
+    **{family: tuple(w for w in _BASE_WRITES if w.gguf != _HEAD) for family in ("deepseek_v2", "deepseek_v3", "granite")},
+    # GptOssModel.set_gguf_parameters (gpt_oss.py:128-130): the base's, then hparams["sliding_window"].
+    "gpt_oss": _BASE_WRITES + (Written("sliding_window", "attention.sliding_window", UINT32, ALWAYS_ADDED),),
+}
 
 # TextModel.__init__ (conversion/base.py:1345-1377): block count (find_hparam, KeyError when none of
 # n_layers/num_hidden_layers/n_layer/num_layers is present) and every RoPE key, in lookup order.
@@ -155,7 +219,7 @@ _SPECIAL_CHECKS = (
 # Experts without num_experts_per_tok: the converter writes no expert_used_count and llama-model.cpp's
 # load_hparams asserts that a model with experts uses some.
 _NO_EXPERTS_USED = "GGML_ASSERT(n_expert_used_max > 0) failed"
-_EXPERTS_USED = Check("num_experts_per_tok is None", _NO_EXPERTS_USED, "/num_experts_per_tok", outcome="panic")
+_EXPERTS_USED = Check("num_experts_per_tok is None", _NO_EXPERTS_USED, "/num_experts_per_tok", outcome="panic", stage=RUN)
 # conversion/qwen.py: find_hparam(["num_local_experts", "num_experts"]) (transformers 5 renames Qwen3-MoE's key).
 _EXPERT_COUNT = Check("num_local_experts is None and num_experts is None",
                       "KeyError: could not find any of: ['num_local_experts', 'num_experts']", "/num_experts", kind="missing")
@@ -165,18 +229,18 @@ def _runtime_keys(family: str) -> tuple[Check, ...]:
     arch = ARCH_OF_FAMILY[family]
     return (
         Check("max_position_embeddings is None", f"key not found in model: {arch}.context_length",
-              "/max_position_embeddings"),
+              "/max_position_embeddings", stage=RUN),
         Check("rms_norm_eps is None", f"key not found in model: {arch}.attention.layer_norm_rms_epsilon",
-              "/rms_norm_eps"),
+              "/rms_norm_eps", stage=RUN),
     )
 # A tied checkpoint has no lm_head.weight; these archs create `output` without TENSOR_NOT_REQUIRED.
 _OUTPUT_REQUIRED = Check("tie_word_embeddings", "missing tensor 'output.weight'",
-                         "/tie_word_embeddings", kind="tensors")
+                         "/tie_word_embeddings", kind="tensors", stage=RUN)
 # q/k/v biases are optional in create_tensor_qkv, but these archs never create attn_output.bias.
 _NO_O_BIAS = Check("attention_bias",
                    "done_getting_tensors: wrong number of tensors; expected N, got N - {num_hidden_layers} "
                    "(no layer creates attn_output.bias)",
-                   "/attention_bias", kind="tensors")
+                   "/attention_bias", kind="tensors", stage=RUN)
 
 _LOCAL_THETA = (
     "local_rope_theta if local_rope_theta is not None else (rope_local_theta if rope_local_theta is not None"
@@ -259,9 +323,6 @@ ENTRIES: tuple[Entry, ...] = (
         },
         rope="converter-none",
         checks=_SPECIAL_CHECKS + (
-            Check("attn_logit_softcapping is None", "required argument is not a float", "/attn_logit_softcapping"),
-            Check("final_logit_softcapping is None", "required argument is not a float", "/final_logit_softcapping"),
-            Check("sliding_window is None", "required argument is not an integer", "/sliding_window"),
             _NO_O_BIAS,
         ),
         notes="No RoPE key is written (freq_base 10000, no scaling, whatever the config says); query_pre_attn_scalar "
@@ -339,9 +400,6 @@ ENTRIES: tuple[Entry, ...] = (
         checks=_SPECIAL_CHECKS + (
             Check("attn_logit_softcapping is not None", 'assert hparams.get("attn_logit_softcapping") is None',
                   "/attn_logit_softcapping"),
-            Check("sliding_window_pattern != 1 and sliding_window is None", "required argument is not an integer",
-                  "/sliding_window"),
-            Check("head_dim is None", "required argument is not an integer", "/head_dim"),
             _NO_O_BIAS,
         ),
         notes="freq_base is rewritten by Gemma3Model with full_attention.rope_theta (fallback 1e6); sliding layers "
@@ -461,7 +519,7 @@ ENTRIES: tuple[Entry, ...] = (
         },
         rope="converter",
         checks=_SPECIAL_CHECKS + _runtime_keys("granite") + (
-            Check("not logits_scaling", "key not found in model: granite.logit_scale", "/logits_scaling"),
+            Check("not logits_scaling", "key not found in model: granite.logit_scale", "/logits_scaling", stage=RUN),
         ),
         notes="head_dim is popped ('Ignoring head_dim ... for Granite'); multipliers are written only when truthy "
               "(granite.cpp reads logit_scale as required).",
@@ -508,7 +566,7 @@ ENTRIES: tuple[Entry, ...] = (
             Check("scoring_func is not None and scoring_func not in ['sigmoid', 'softmax', 'sqrtsoftplus']",
                   "Unsupported expert score gating function value: {scoring_func}", "/scoring_func"),
             Check("n_routed_experts is not None and num_experts_per_tok is None", _NO_EXPERTS_USED,
-                  "/num_experts_per_tok", outcome="panic"),
+                  "/num_experts_per_tok", outcome="panic", stage=RUN),
         ),
         notes="MLA is written as MQA (head_count_kv 1, key_length kv_lora_rank+qk_rope_head_dim) and runs as MHA "
               "with q/k heads of qk_nope+qk_rope; rope.dimension_count = qk_rope_head_dim; the kq scale also "
@@ -537,7 +595,6 @@ ENTRIES: tuple[Entry, ...] = (
         },
         rope="converter",
         checks=_SPECIAL_CHECKS + _runtime_keys("gpt_oss") + (
-            Check("sliding_window is None", "required argument is not an integer", "/sliding_window"),
             _OUTPUT_REQUIRED,
             _EXPERTS_USED,
         ),

@@ -3,6 +3,7 @@ the installed transformers (5 here), or the raw JSON when transformers refuses t
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,6 +39,13 @@ def _required(entry: Entry) -> tuple[str, ...]:
     return _REQUIRED[id(entry)]
 
 
+@lru_cache(maxsize=None)
+def _added_keys(family: str) -> frozenset[str]:
+    from cfglint.knowledge.llama_cpp import WRITES
+
+    return frozenset(w.key for w in WRITES.get(family, ()))
+
+
 def read(entry: Entry, doc: Document, intent: Any) -> View:
     view = View(consumer=entry.runtime)
     failure = unreadable(doc)
@@ -48,7 +56,8 @@ def read(entry: Entry, doc: Document, intent: Any) -> View:
     for key, expression in IMPLIED.items():  # what the config class derives when it is None
         if env.get(key) is None:
             env[key] = compile_expression(expression)(env)
-    missing = next((k for k in _required(entry) if env.get(k) is None), None)
+    # hparams[key] of an absent key raises; a null one the converter adds goes on to the packing (WRITES)
+    missing = next((k for k in _required(entry) if env.get(k) is None and not (k in data and k in _added_keys(entry.family))), None)
     if missing is not None:
         return view.fail(Failure(f"KeyError: '{missing}'", "/" + missing, "missing"))
     present = {k for k, v in data.items() if v is not None}
@@ -360,3 +369,40 @@ def _theta_source(layer: Layered, data: dict) -> str:
     if isinstance(layer.given, dict) and "rope_theta" in layer.given:
         return layer.at + "/rope_theta"
     return "/rope_theta" if "rope_theta" in data else DEFAULT
+
+
+def packing_refusal(family: str, hparams: dict, view: View) -> Failure | None:
+    """What gguf-py's struct.pack refuses among the values the converter added (knowledge.llama_cpp.WRITES),
+    the first in the file's order: the conversion stops there, after the vocabulary, before any runtime
+    reads the file. The base written is the one the view reads (view.values["rope_theta"])."""
+    from cfglint.knowledge.llama_cpp import ARCH_OF_FAMILY, GIVEN, WRITES
+
+    for written in WRITES.get(family, ()):
+        if written.key == "rope_theta":
+            value, source = view.values.get("rope_theta"), view.sources.get("rope_theta", "")
+            at = source if source.startswith("/") else "/rope_theta"
+        else:
+            value, at = hparams.get(written.key), "/" + written.key
+        if (value is None) if written.when == GIVEN else not compile_expression(written.when)(hparams):
+            continue
+        refused = _unpackable(value, written.type)
+        if refused:
+            where = f"{ARCH_OF_FAMILY[family]}.{written.gguf}"
+            return Failure(f"{refused} (gguf-py packs {where} as {written.type})", at, "type")
+    return None
+
+
+_STRUCT_FORMAT = {"uint32": "<I", "float32": "<f"}
+
+
+def _unpackable(value: Any, gguf_type: str) -> str | None:
+    """struct.pack's refusal of the value, as gguf-py's GGUFWriter._pack meets it (CPython's own struct)."""
+    import struct
+
+    try:
+        struct.pack(_STRUCT_FORMAT[gguf_type], value)
+    except struct.error as err:
+        return f"struct.error: {err}"
+    except OverflowError as err:
+        return f"OverflowError: {err}"
+    return None

@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from cfglint.consumers.base import Failure, View
-from cfglint.knowledge.entry import REQUIRED, Check, Entry
+from cfglint.knowledge.entry import REQUIRED, RUN, Check, Entry
 from cfglint.knowledge.expr import compile_expression, compile_function, python_source
 from cfglint.reading import ALL_KEYS, DEFAULT, DERIVED, FIXED
 from cfglint.readers.rope import read_rope
@@ -34,12 +34,14 @@ def _shape(expression: str) -> tuple[str | None, str]:
     return None, DERIVED
 
 
-_PLANS: dict[int, tuple[Callable[..., None], tuple[tuple[Callable[[dict], Any], Check], ...]]] = {}  # entries live as long as the process
+_Checks = tuple[tuple[Callable[[dict], Any], Check], ...]
+_PLANS: dict[int, tuple[Callable[..., None], _Checks, _Checks]] = {}  # entries live as long as the process
 
 
-def plan(entry: Entry) -> tuple[Callable[..., None], tuple[tuple[Callable[[dict], Any], Check], ...]]:
+def plan(entry: Entry) -> tuple[Callable[..., None], _Checks, _Checks]:
     """The function that sets every reading key the entry gives, in report order, and the refusals'
-    conditions: compiled once per entry. A key the RoPE reading gives is its; any other is its expression
+    conditions, the reading's own and those of a runtime that loads what a converter wrote: compiled once
+    per entry. A key the RoPE reading gives is its; any other is its expression
     over env, sourced from its key when the file has that key, from its fallback otherwise."""
     if id(entry) not in _PLANS:
         constants: dict[str, Any] = {}
@@ -56,17 +58,19 @@ def plan(entry: Entry) -> tuple[Callable[..., None], tuple[tuple[Callable[[dict]
                           f"        sources[{key!r}] = {source}"]
         steps = compile_function("\n".join(lines) + "\n", "steps", constants)
         checks = tuple((compile_expression(check.when), check) for check in entry.checks)
-        _PLANS[id(entry)] = steps, checks
+        _PLANS[id(entry)] = steps, tuple(c for c in checks if c[1].stage != RUN), tuple(c for c in checks if c[1].stage == RUN)
     return _PLANS[id(entry)]
 
 
 def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_data: dict, intent: Any) -> View:
-    """Set every reading key the entry gives, then apply its refusals; `present` holds the keys the file has
+    """Apply the entry's refusals, set every reading key it gives, then apply the refusals of the runtime
+    that loads what a converter wrote (a failure of stage RUN, over a view that keeps the values, so that
+    the converter's own later refusals can still take its place); `present` holds the keys the file has
     (non-null) that the runtime read."""
-    steps, checks = plan(entry)
+    steps, checks, run_checks = plan(entry)
     for when, check in checks:
         if when(env):
-            return view.fail(Failure(check.message.format_map(_Lenient(env)), check.pointer, check.kind, check.outcome))
+            return view.fail(_failure(check, env))
     try:
         rope = read_rope(entry, env, present, doc_data, intent)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError, OverflowError) as err:
@@ -80,7 +84,14 @@ def fill(view: View, entry: Entry, env: dict[str, Any], present: set[str], doc_d
     kinds = values.get("layer_types")
     if isinstance(kinds, list) and "sliding_attention" not in kinds and values.get("sliding_window") is not None:
         view.set("sliding_window", None, DERIVED)  # no layer slides: the window is never applied
+    for when, check in run_checks:
+        if when(env):
+            return view.fail(_failure(check, env))
     return view
+
+
+def _failure(check: Check, env: dict[str, Any]) -> Failure:
+    return Failure(check.message.format_map(_Lenient(env)), check.pointer, check.kind, check.outcome, check.stage)
 
 
 _DEFAULTS: dict[int, dict[str, Any]] = {}

@@ -1,0 +1,79 @@
+"""A written value of a type gguf-py cannot pack (a string, a list or 1.5 for a uint32, a negative count, a
+string for a float32), against the real llama.cpp converter.
+
+GGUFWriter packs each metadata value with struct only when it writes the file, after the vocabulary: the
+conversion stops there with struct's words, where cfglint once predicted a load. Where transformers 5
+refuses the value first, the conversion stops earlier, in the vocabulary step, for the families whose
+vocabulary reads the config (Gemma 2 and Phi-3 read SentencePiece's and go on to the packing); a null
+that no add_* call writes is no error, and llama.cpp then runs its own default (rope_theta 10000).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from cfglint.compat import BASE as LLAMA_BASE
+from tests.conformance.test_families import checkpoint_for, mismatches, predicted, probe_reports
+from tests.families import BASES
+
+# family -> the written keys to spoil (the families' add_* calls: knowledge.llama_cpp.WRITES)
+KEYS = {
+    "llama": ("max_position_embeddings", "rope_theta", "rms_norm_eps"),
+    "qwen2": ("max_position_embeddings", "rope_theta"),
+    "gemma2": ("max_position_embeddings", "rms_norm_eps", "sliding_window"),
+    "gemma3_text": ("max_position_embeddings", "rope_theta", "sliding_window"),
+    "phi3": ("max_position_embeddings", "rope_theta", "rms_norm_eps", "sliding_window"),
+}
+VALUES = {"negative": -1, "half": 1.5, "string": "x", "null": None}
+
+
+def _cases() -> dict[str, dict]:
+    out = {}
+    for family, keys in KEYS.items():
+        base = copy.deepcopy(LLAMA_BASE if family == "llama" else BASES[family])
+        for key in keys:
+            for name, value in VALUES.items():
+                if name == "half" and key in ("rope_theta", "rms_norm_eps"):
+                    continue  # 1.5 is a float32's value; the floats' kind is checked with a string
+                out[f"{family}-{key}-{name}"] = dict(base, **{key: value})
+    return out
+
+
+CASES = _cases()
+
+
+def _key(case: str) -> str:
+    return case.split("-")[1]
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("gguf-packing")
+    return {case: checkpoint_for(config, root / case, built_without=(_key(case),)) for case, config in CASES.items()}
+
+
+@pytest.fixture(scope="module")
+def observed(checkpoints):
+    return probe_reports(checkpoints)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_converter_does_what_cfglint_predicts(case, checkpoints, observed):
+    actual, view = observed("llama-cpp")[case], predicted(checkpoints[case], "llama-cpp")
+    assert mismatches(view, actual) == [], (view.message, actual["message"])
+    if actual["outcome"] != "loads":
+        # The probe names struct's exception by its class alone ("error: ..."); cfglint says "struct.error".
+        theirs = actual["message"].removesuffix("...")
+        theirs = "struct." + theirs if theirs.startswith("error: ") else theirs
+        assert view.message.startswith(theirs) or theirs.startswith(view.message), (view.message, theirs)
+
+
+def test_the_cases_reach_the_packing_and_pass_it(observed):
+    """The converter really met struct's refusals here, and a null it never writes."""
+    reports = observed("llama-cpp")
+    assert reports["gemma2-sliding_window-string"]["message"].startswith("error: required argument is not an integer")
+    assert reports["phi3-rms_norm_eps-string"]["message"].startswith("error: required argument is not a float")
+    assert reports["llama-rope_theta-null"]["outcome"] == "loads"

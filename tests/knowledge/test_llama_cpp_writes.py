@@ -1,0 +1,76 @@
+"""What the llama.cpp converter writes into the GGUF (knowledge.llama_cpp.WRITES), and the order of its refusals:
+its own (vocabulary, then gguf-py's packing of each written value) before those of the runtime that loads
+the file it wrote. The real converter checks the same cases in tests/conformance/test_gguf_packing.py."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from cfglint import consumers, document, knowledge
+from cfglint.compat import BASE as LLAMA_BASE
+from cfglint.engine import context_of
+from cfglint.knowledge.entry import RUN
+from cfglint.knowledge.expr import compile_expression, names
+from cfglint.knowledge.llama_cpp import GIVEN, WRITES
+from cfglint.reading import DEFAULT
+from tests.families import BASES
+
+
+def view_of(tmp_path, config: dict):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return context_of(document.load(path), [consumers.get("llama-cpp")]).views["llama-cpp"]
+
+
+@pytest.mark.parametrize("family", sorted(set(WRITES) - {"llama"}))  # Llama's reading is hand-written
+def test_each_written_value_is_one_the_converter_reads(family):
+    entry = knowledge.entry("llama-cpp", family)
+    for written in WRITES[family]:
+        assert written.key == "rope_theta" or written.key in entry.fields, written
+        if written.when != GIVEN:
+            compile_expression(written.when)
+            assert names(written.when) <= set(entry.fields), written
+
+
+@pytest.mark.parametrize(
+    ("family", "spoilt", "message", "pointer"),
+    [
+        ("gemma2", {"rms_norm_eps": "x", "max_position_embeddings": "x"}, "required argument is not an integer", "/max_position_embeddings"),
+        ("gemma2", {"sliding_window": -1}, "argument out of range", "/sliding_window"),
+        ("gemma2", {"sliding_window": 2**32}, "'I' format requires 0 <= number <= 4294967295", "/sliding_window"),
+        ("gemma2", {"final_logit_softcapping": 1e39}, "OverflowError: float too large to pack with f format", "/final_logit_softcapping"),
+        ("phi3", {"rope_theta": None}, "required argument is not a float", "/rope_theta"),
+        ("qwen2", {"rope_theta": "x"}, "required argument is not a float", "/rope_theta"),
+    ],
+)
+def test_the_first_value_gguf_py_cannot_pack_stops_the_conversion(tmp_path, family, spoilt, message, pointer):
+    view = view_of(tmp_path, dict(copy.deepcopy(BASES[family]), **spoilt))
+    assert view.outcome == "error" and message in view.message and view.failure.pointer == pointer, view.failure
+
+
+@pytest.mark.parametrize("value", [True, 0, 1.0e38, float("inf")])
+def test_what_struct_packs_is_no_refusal(tmp_path, value):
+    assert view_of(tmp_path, dict(copy.deepcopy(BASES["gemma2"]), final_logit_softcapping=value)).outcome == "loads"
+
+
+def test_a_null_base_is_not_written_and_the_runtime_runs_its_own(tmp_path):
+    for config in (dict(LLAMA_BASE, rope_theta=None), dict(copy.deepcopy(BASES["qwen2"]), rope_theta=None)):
+        view = view_of(tmp_path, config)
+        assert view.outcome == "loads" and (view.values["rope_theta"], view.sources["rope_theta"]) == (10000.0, DEFAULT)
+
+
+def test_the_vocabulary_step_refuses_before_the_runtime_would(tmp_path):
+    # transformers 5 refuses the null; the vocabulary step (no tokenizer.model here) stops on it, before
+    # llama.cpp could miss the context length the converter would not have written.
+    view = view_of(tmp_path, dict(copy.deepcopy(BASES["mistral"]), max_position_embeddings=None))
+    assert view.message.startswith("StrictDataclassFieldValidationError"), view.message
+    assert view.failure.stage != RUN
+
+
+def test_the_runtime_refuses_what_the_converter_wrote_and_reads_nothing(tmp_path):
+    view = view_of(tmp_path, dict(copy.deepcopy(BASES["granite"]), logits_scaling=0))
+    assert view.message == "key not found in model: granite.logit_scale" and view.failure.stage == RUN
+    assert view.values == {}
