@@ -74,3 +74,10 @@ def test_the_runtime_refuses_what_the_converter_wrote_and_reads_nothing(tmp_path
     view = view_of(tmp_path, dict(copy.deepcopy(BASES["granite"]), logits_scaling=0))
     assert view.message == "key not found in model: granite.logit_scale" and view.failure.stage == RUN
     assert view.values == {}
+
+
+def test_a_boolean_is_written_and_read_back_as_the_number_struct_packs(tmp_path):
+    view = view_of(tmp_path, dict(copy.deepcopy(BASES["gemma2"]), rms_norm_eps=True, sliding_window=True))
+    assert view.outcome == "loads"
+    for key, number in (("rms_norm_eps", 1.0), ("sliding_window", 1)):
+        assert view.values[key] == number and type(view.values[key]) is type(number)

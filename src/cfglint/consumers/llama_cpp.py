@@ -107,9 +107,7 @@ class LlamaCpp(Consumer):
         packing = packing_refusal("llama", {**intent.values, **data}, view)
         if packing:
             return view.fail(packing)
-        if theta is None:
-            view.set("rope_theta", RUNTIME_THETA, DEFAULT)  # none written: llama.cpp's own
-        return view
+        return _as_the_runtime_reads(view, "llama")
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         view = super().read_family(doc, intent, entry)
@@ -130,16 +128,26 @@ class LlamaCpp(Consumer):
                     view.fail(packing)
         if view.failure is not None and view.failure.stage == RUN:
             view.values, view.sources = {}, {}  # a runtime that refuses the file reads nothing from it
-        elif view.failure is None and view.values.get("rope_theta") is None and _base_written_if_given(entry.family):
-            view.values, view.sources = dict(view.values), dict(view.sources)  # the memo's copy shares them
-            view.set("rope_theta", RUNTIME_THETA, DEFAULT)  # none written: llama.cpp's own
+        elif view.failure is None:
+            view = _as_the_runtime_reads(view, entry.family)
         return view
 
 
-def _base_written_if_given(family: str) -> bool:
+def _as_the_runtime_reads(view: View, family: str) -> View:
+    """The values llama.cpp reads back from the file: a boolean written as the number struct packs, and
+    for a RoPE base the converter adds only when given, none written, the runtime's own."""
     from cfglint.knowledge.llama_cpp import GIVEN, WRITES
+    from cfglint.readers.converter import packed_booleans
 
-    return any(w.key == "rope_theta" and w.when == GIVEN for w in WRITES.get(family, ()))
+    numbers = packed_booleans(family, view.values)
+    unwritten = view.values.get("rope_theta") is None and any(w.key == "rope_theta" and w.when == GIVEN for w in WRITES.get(family, ()))
+    if numbers or unwritten:
+        view.values, view.sources = dict(view.values), dict(view.sources)  # a memo's copy shares them
+        for key, number in numbers.items():
+            view.values[key] = number
+        if unwritten:
+            view.set("rope_theta", RUNTIME_THETA, DEFAULT)
+    return view
 
 
 def _stops_the_vocabulary(refusal: str, family: str, doc: Document) -> bool:

@@ -392,6 +392,14 @@ def packing_refusal(family: str, hparams: dict, view: View) -> Failure | None:
     return None
 
 
+def packed_booleans(family: str, values: dict) -> dict[str, Any]:
+    """The written values that are JSON booleans, as the runtime reads them back: struct packs true as 1."""
+    from cfglint.knowledge.llama_cpp import UINT32, WRITES
+
+    return {w.key: (int if w.type == UINT32 else float)(values[w.key])
+            for w in WRITES.get(family, ()) if isinstance(values.get(w.key), bool)}
+
+
 _STRUCT_FORMAT = {"uint32": "<I", "float32": "<f"}
 
 
