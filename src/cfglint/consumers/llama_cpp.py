@@ -104,7 +104,7 @@ class LlamaCpp(Consumer):
         view.set("hidden_act", "silu", FIXED)
         from cfglint.readers.converter import packing_refusal
 
-        packing = packing_refusal("llama", {**intent.values, **data}, view)
+        packing = packing_refusal("llama", data, intent.values, view)
         if packing:
             return view.fail(packing)
         return _as_the_runtime_reads(view, "llama")
@@ -123,7 +123,7 @@ class LlamaCpp(Consumer):
             elif refused and _stops_the_vocabulary(refused[0], entry.family, doc):
                 view.fail(Failure(refused[0] + VOCABULARY, refused[1], "validation"))
             else:
-                packing = packing_refusal(entry.family, {**hparam_defaults(entry), **doc.data}, view)
+                packing = packing_refusal(entry.family, doc.data, hparam_defaults(entry), view)
                 if packing:
                     view.fail(packing)
         if view.failure is not None and view.failure.stage == RUN:

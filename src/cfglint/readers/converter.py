@@ -3,6 +3,7 @@ the installed transformers (5 here), or the raw JSON when transformers refuses t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -13,6 +14,7 @@ from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.knowledge.expr import compile_expression
+from cfglint.knowledge.llama_cpp import ALWAYS_ADDED, ARCH_OF_FAMILY, FLOAT32, GIVEN, UINT32, WRITES
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.readers.values import IMPLIED, defaults, fill
 
@@ -41,8 +43,6 @@ def _required(entry: Entry) -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def _added_keys(family: str) -> frozenset[str]:
-    from cfglint.knowledge.llama_cpp import WRITES
-
     return frozenset(w.key for w in WRITES.get(family, ()))
 
 
@@ -371,19 +371,22 @@ def _theta_source(layer: Layered, data: dict) -> str:
     return "/rope_theta" if "rope_theta" in data else DEFAULT
 
 
-def packing_refusal(family: str, hparams: dict, view: View) -> Failure | None:
+def packing_refusal(family: str, data: dict, defaults: Mapping[str, Any], view: View) -> Failure | None:
     """What gguf-py's struct.pack refuses among the values the converter added (knowledge.llama_cpp.WRITES),
     the first in the file's order: the conversion stops there, after the vocabulary, before any runtime
-    reads the file. The base written is the one the view reads (view.values["rope_theta"])."""
-    from cfglint.knowledge.llama_cpp import ARCH_OF_FAMILY, GIVEN, WRITES
-
+    reads the file. The hparams are the file's keys over `defaults`; the base written is the one the view
+    reads (view.values["rope_theta"])."""
     for written in WRITES.get(family, ()):
         if written.key == "rope_theta":
             value, source = view.values.get("rope_theta"), view.sources.get("rope_theta", "")
             at = source if source.startswith("/") else "/rope_theta"
         else:
-            value, at = hparams.get(written.key), "/" + written.key
-        if (value is None) if written.when == GIVEN else not compile_expression(written.when)(hparams):
+            value = data[written.key] if written.key in data else defaults.get(written.key)
+            at = "/" + written.key
+        if written.when == GIVEN:
+            if value is None:
+                continue
+        elif written.when != ALWAYS_ADDED and not compile_expression(written.when)({**defaults, **data}):
             continue
         refused = _unpackable(value, written.type)
         if refused:
@@ -394,17 +397,21 @@ def packing_refusal(family: str, hparams: dict, view: View) -> Failure | None:
 
 def packed_booleans(family: str, values: dict) -> dict[str, Any]:
     """The written values that are JSON booleans, as the runtime reads them back: struct packs true as 1."""
-    from cfglint.knowledge.llama_cpp import UINT32, WRITES
-
     return {w.key: (int if w.type == UINT32 else float)(values[w.key])
             for w in WRITES.get(family, ()) if isinstance(values.get(w.key), bool)}
 
 
-_STRUCT_FORMAT = {"uint32": "<I", "float32": "<f"}
+_STRUCT_FORMAT = {UINT32: "<I", FLOAT32: "<f"}
+_FLOAT32_MAX = 3.4028234663852886e38
 
 
 def _unpackable(value: Any, gguf_type: str) -> str | None:
     """struct.pack's refusal of the value, as gguf-py's GGUFWriter._pack meets it (CPython's own struct)."""
+    kind = type(value)
+    if gguf_type == UINT32 and kind is int and 0 <= value <= 0xFFFFFFFF:
+        return None  # what config files hold: no need to ask struct
+    if gguf_type == FLOAT32 and (kind is float or kind is int) and abs(value) <= _FLOAT32_MAX:
+        return None
     import struct
 
     try:
