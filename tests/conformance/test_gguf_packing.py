@@ -7,6 +7,11 @@ refuses the value first, the conversion stops earlier, in the vocabulary step, f
 vocabulary reads the config (Gemma 2 and Phi-3 read SentencePiece's and go on to the packing); a null
 that no add_* call writes is no error, and llama.cpp then runs its own default (rope_theta 10000); true
 is packed, and read back, as 1.
+
+The counts (feed-forward length, head counts) are added as a uint32 or as an array: a float or a null
+stops the converter as it adds them, before the vocabulary, and an array's items are packed by their
+first's type; where Llama permutes q/k and Phi-3 computes its RoPE dimensions, the arithmetic on the count
+comes first.
 """
 
 from __future__ import annotations
@@ -29,6 +34,15 @@ KEYS = {
     "phi3": ("max_position_embeddings", "rope_theta", "rms_norm_eps", "sliding_window"),
 }
 VALUES = {"negative": -1, "half": 1.5, "string": "x", "null": None, "true": True}
+# family -> the counts to spoil, each with COUNT_VALUES (gguf-py's `int | Sequence[int]` adders and
+# embedding_length): Gemma 2 reads no config in its vocabulary step, Qwen2 does, after the adding.
+COUNT_KEYS = {
+    "gemma2": ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads"),
+    "qwen2": ("intermediate_size", "num_key_value_heads"),
+    "phi3": ("hidden_size", "num_attention_heads"),
+    "llama": ("num_attention_heads", "num_key_value_heads"),
+}
+COUNT_VALUES = {"negative": -1, "whole": 4.0, "string": "x", "mixed": [4, "x"], "nulls": [None], "true": True}
 
 
 def _cases() -> dict[str, dict]:
@@ -41,6 +55,15 @@ def _cases() -> dict[str, dict]:
                     continue  # 1.5 is a float32's value; the floats' kind is checked with a string
                 if (family, key, name) == ("phi3", "sliding_window", "true"):
                     continue  # written as 1, which Phi-3's runtime discards (phi3.cpp) and the probe cannot see
+                out[f"{family}-{key}-{name}"] = dict(base, **{key: value})
+    for family, keys in COUNT_KEYS.items():
+        base = copy.deepcopy(LLAMA_BASE if family == "llama" else BASES[family])
+        for key in keys:
+            for name, value in COUNT_VALUES.items():
+                if (family, name) == ("llama", "negative"):
+                    continue  # torch refuses the permutation's shape, in words that depend on the tensor's rows
+                if (family, name) == ("phi3", "true"):
+                    continue  # written as 1, from which the runtime derives a head size cfglint does not
                 out[f"{family}-{key}-{name}"] = dict(base, **{key: value})
     return out
 
@@ -81,3 +104,7 @@ def test_the_cases_reach_the_packing_and_pass_it(observed):
     assert reports["phi3-rms_norm_eps-string"]["message"].startswith("error: required argument is not a float")
     assert reports["llama-rope_theta-null"]["outcome"] == "loads"
     assert reports["gemma2-rms_norm_eps-true"]["values"]["rms_norm_eps"] == 1.0
+    assert reports["gemma2-intermediate_size-whole"]["message"].startswith("TypeError: object of type 'float' has no len()")
+    assert reports["qwen2-num_key_value_heads-whole"]["message"].startswith("TypeError: object of type 'float' has no len()")
+    assert reports["gemma2-num_attention_heads-mixed"]["message"].startswith("ValueError: All items in a GGUF array")
+    assert reports["llama-num_attention_heads-string"]["message"].startswith("TypeError: unsupported operand type(s) for //")

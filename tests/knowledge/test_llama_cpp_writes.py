@@ -81,3 +81,49 @@ def test_a_boolean_is_written_and_read_back_as_the_number_struct_packs(tmp_path)
     assert view.outcome == "loads"
     for key, number in (("rms_norm_eps", 1.0), ("sliding_window", 1)):
         assert view.values[key] == number and type(view.values[key]) is type(number)
+
+
+@pytest.mark.parametrize(
+    ("family", "spoilt", "message", "pointer"),
+    [
+        # add_array's len(), as set_gguf_parameters adds the count: before the vocabulary step's refusal
+        ("gemma2", {"intermediate_size": 9216.0}, "TypeError: object of type 'float' has no len()", "/intermediate_size"),
+        ("gemma2", {"num_attention_heads": None}, "TypeError: object of type 'NoneType' has no len()", "/num_attention_heads"),
+        ("qwen2", {"num_key_value_heads": 2.0}, "TypeError: object of type 'float' has no len()", "/num_key_value_heads"),
+        # the array's items, as the file is written
+        ("gemma2", {"num_key_value_heads": [4, "x"]}, "ValueError: All items in a GGUF array should be of the same type", "/num_key_value_heads"),
+        ("gemma2", {"num_key_value_heads": [None]}, "ValueError: Unknown type: <class 'NoneType'>", "/num_key_value_heads"),
+        ("gemma2", {"num_key_value_heads": [[]]}, "ValueError: Invalid GGUF metadata array. Empty array", "/num_key_value_heads"),
+        ("gemma2", {"num_key_value_heads": {"a": 1}}, "ValueError: Invalid GGUF metadata array, expecting sequence", "/num_key_value_heads"),
+        ("gemma2", {"num_key_value_heads": [2**31]}, "'i' format requires", "/num_key_value_heads"),
+        ("gemma2", {"hidden_size": -1}, "argument out of range", "/hidden_size"),
+        # the arithmetic before the adding: Llama's q/k permutation, Phi-3's RoPE dimensions
+        ("mistral", {"num_key_value_heads": "8"}, "TypeError: unsupported operand type(s) for //: 'int' and 'str'", "/num_key_value_heads"),
+        ("mistral", {"num_attention_heads": 32.0}, "TypeError: reshape() takes 1 positional argument", "/num_attention_heads"),
+        ("mistral", {"num_key_value_heads": 0}, "ZeroDivisionError: integer division or modulo by zero", "/num_key_value_heads"),
+        ("phi3", {"hidden_size": [3072]}, "TypeError: can't multiply sequence by non-int of type 'float'", "/hidden_size"),
+    ],
+)
+def test_a_count_the_converter_cannot_add_pack_or_compute_with_stops_it(tmp_path, family, spoilt, message, pointer):
+    view = view_of(tmp_path, dict(copy.deepcopy(BASES[family]), **spoilt))
+    assert view.outcome == "error" and message in view.message and view.failure.pointer == pointer, view.failure
+
+
+@pytest.mark.parametrize("value", [[], "", [4, 4]])
+def test_an_array_gguf_py_packs_or_leaves_out_is_no_refusal(tmp_path, value):
+    assert view_of(tmp_path, dict(copy.deepcopy(BASES["gemma2"]), intermediate_size=value)).outcome == "loads"
+
+
+def test_a_count_given_as_a_string_is_read_back_as_its_characters(tmp_path):
+    view = view_of(tmp_path, dict(copy.deepcopy(BASES["gemma2"]), num_key_value_heads="44"))
+    assert view.outcome == "loads" and view.values["num_key_value_heads"] == ["4", "4"]
+
+
+def test_the_counts_are_added_before_an_unnamed_rope_type_is_lowered_and_after_llamas(tmp_path):
+    # Qwen2 lowers the RoPE type in set_gguf_parameters, after the counts; Llama's generate_extra_tensors
+    # lowers it before the tensors are prepared.
+    rope = {"rope_parameters": {"rope_type": 5, "rope_theta": 10000.0}, "rope_scaling": None}
+    qwen2 = view_of(tmp_path, dict(copy.deepcopy(BASES["qwen2"]), num_key_value_heads=2.0, **rope))
+    mistral = view_of(tmp_path, dict(copy.deepcopy(BASES["mistral"]), num_key_value_heads=2.0, **rope))
+    assert qwen2.message.startswith("TypeError: object of type 'float' has no len()"), qwen2.message
+    assert mistral.message.startswith("AttributeError: 'int' object has no attribute 'lower'"), mistral.message

@@ -83,11 +83,11 @@ class LlamaCpp(Consumer):
             return view.fail(failure)
         data = doc.data
         from cfglint.consumers.transformers5 import refusal
-        from cfglint.readers.converter import raw_rope_refusal, rope_type_refusal
+        from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
+        from cfglint.readers.converter import conversion_refusal
 
         refused = refusal(data)
-        broken = raw_rope_refusal("llama", data, intent, config_loads=refused is None)  # TextModel.__init__
-        wrong_type = broken or rope_type_refusal("llama", data, intent, config_loads=refused is None)  # written before the vocabulary
+        wrong_type = conversion_refusal("llama", data, FIELD_DEFAULTS["llama"], intent, config_loads=refused is None)
         if wrong_type:
             return view.fail(wrong_type)
         if refused and _stops_the_vocabulary(refused[0], "llama", doc):
@@ -113,11 +113,10 @@ class LlamaCpp(Consumer):
         view = super().read_family(doc, intent, entry)
         if view.failure is None or view.failure.stage == RUN:  # the conversion's own refusals come first
             from cfglint.consumers.transformers5 import config_refusal
-            from cfglint.readers.converter import hparam_defaults, packing_refusal, raw_rope_refusal, rope_type_refusal
+            from cfglint.readers.converter import conversion_refusal, hparam_defaults, packing_refusal
 
             refused = config_refusal(doc.data, intent, entry.family)
-            loads = refused is None
-            wrong_type = raw_rope_refusal(entry.family, doc.data, intent, loads) or rope_type_refusal(entry.family, doc.data, intent, loads)
+            wrong_type = conversion_refusal(entry.family, doc.data, hparam_defaults(entry), intent, refused is None)
             if wrong_type:
                 view.fail(wrong_type)
             elif refused and _stops_the_vocabulary(refused[0], entry.family, doc):
@@ -134,17 +133,17 @@ class LlamaCpp(Consumer):
 
 
 def _as_the_runtime_reads(view: View, family: str) -> View:
-    """The values llama.cpp reads back from the file: a boolean written as the number struct packs, and
-    for a RoPE base the converter adds only when given, none written, the runtime's own."""
+    """The values llama.cpp reads back from the file: a boolean written as the number struct packs, a
+    count's string as the array of its characters, and for a RoPE base the converter adds only when given,
+    none written, the runtime's own."""
     from cfglint.knowledge.llama_cpp import GIVEN, WRITES
-    from cfglint.readers.converter import packed_booleans
+    from cfglint.readers.converter import read_back
 
-    numbers = packed_booleans(family, view.values)
+    written = read_back(family, view.values)
     unwritten = view.values.get("rope_theta") is None and any(w.key == "rope_theta" and w.when == GIVEN for w in WRITES.get(family, ()))
-    if numbers or unwritten:
+    if written or unwritten:
         view.values, view.sources = dict(view.values), dict(view.sources)  # a memo's copy shares them
-        for key, number in numbers.items():
-            view.values[key] = number
+        view.values.update(written)
         if unwritten:
             view.set("rope_theta", RUNTIME_THETA, DEFAULT)
     return view

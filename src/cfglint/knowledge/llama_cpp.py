@@ -57,20 +57,31 @@ VOCAB_READS_CONFIG = {
 
 # Where the converter calls str.lower() on the rope_type of its hparams' RoPE parameters (full attention's),
 # an AttributeError for a number, a list or null there:
-# - GIVEN: LlamaModel.generate_extra_tensors (llama.py), on any rope_type given, before anything else is
+# - ANY_GIVEN: LlamaModel.generate_extra_tensors (llama.py), on any rope_type given, before anything else is
 #   written; then set_gguf_parameters as below;
 # - UNNAMED: TextModel.set_gguf_parameters (base.py), on one that is not null and not a name it compares
 #   (linear, yarn, su, longrope, dynamic);
 # - LONG_FACTORS: Phi3MiniModel.generate_extra_tensors (phi.py), first, where long factors are given: on the
 #   type or '' (a KeyError for ''; a NotImplementedError for a type but su, longrope and yarn);
 # - GemmaModel and Gemma2Model write no RoPE type (gemma.py): not listed.
-GIVEN, UNNAMED, LONG_FACTORS = "any rope_type given", "a rope_type not null and not compared", "with long factors"
+ANY_GIVEN, UNNAMED, LONG_FACTORS = "any rope_type given", "a rope_type not null and not compared", "with long factors"
 LOWERS_ROPE_TYPE = {
     "phi3": LONG_FACTORS,
-    "llama": GIVEN, "mistral": GIVEN, "mixtral": GIVEN, "granite": GIVEN,
+    "llama": ANY_GIVEN, "mistral": ANY_GIVEN, "mixtral": ANY_GIVEN, "granite": ANY_GIVEN,
     "qwen2": UNNAMED, "qwen3": UNNAMED, "qwen2_moe": UNNAMED, "qwen3_moe": UNNAMED, "gemma3_text": UNNAMED,
     "olmo2": UNNAMED, "gpt_oss": UNNAMED, "deepseek_v2": UNNAMED, "deepseek_v3": UNNAMED,
 }  # fmt: skip
+
+# Where the converter computes with a count before it adds it (Python's own TypeError or ZeroDivisionError,
+# torch's TypeError for a shape that is not ints):
+# - PERMUTES_Q_K: LlamaModel.modify_tensors (llama.py:253-264), as it prepares the tensors, reshapes k_proj
+#   (the first in safetensors' order) then q_proj to (n_head, 2, rows // n_head // 2, ...), k_proj's n_head the
+#   kv heads where they differ; then LlamaModel.set_gguf_parameters (llama.py:171-173), after the base's adds,
+#   hidden_size // num_attention_heads where head_dim is null;
+# - ROPE_DIMS_FIRST: Phi3MiniModel.set_gguf_parameters (phi.py:155-156) first computes
+#   int(partial_rotary_factor * hidden_size) // num_attention_heads.
+PERMUTES_Q_K = frozenset(family for family, arch in ARCH_OF_FAMILY.items() if arch == "llama") | {"granite"}
+ROPE_DIMS_FIRST = frozenset({"phi3"})
 
 # TextModel.__init__'s RoPE lookups (conversion/base.py:1361-1364), each find_hparam(keys, optional=True):
 # the first key present wins, null or not.
@@ -86,20 +97,31 @@ _ANY = Field("any", None)
 # range", ...). `key` is the hparam, or for rope_theta the base the converter resolved (cfglint.readers.
 # converter.rope); `when` says when it is added (GIVEN: not null).
 UINT32, FLOAT32 = "uint32", "float32"
+# add_feed_forward_length, add_head_count and add_head_count_kv take `int | Sequence[int]` (gguf_writer.py:
+# 736-785): an int is packed as a uint32, anything else added as an array, at once (add_array's len(): a
+# TypeError for a float or null, in set_gguf_parameters, before the vocabulary). A string becomes an array
+# of its characters; a list is packed as an array of its first item's type (_pack_val, gguf_writer.py:1617).
+COUNTS = "uint32 or array"
 GIVEN, ALWAYS_ADDED = "given", "True"
 
 
 class Written(NamedTuple):
     key: str
     gguf: str  # the GGUF key, after "<arch>."
-    type: str  # UINT32 | FLOAT32
+    type: str  # UINT32 | FLOAT32 | COUNTS
     when: str = GIVEN  # an expression over the hparams, or GIVEN
 
 
 _CONTEXT, _EPS, _HEAD = "context_length", "attention.layer_norm_rms_epsilon", "attention.key_length"
+_EMBEDDING, _FF = "embedding_length", "feed_forward_length"
+_HEADS, _KV_HEADS = "attention.head_count", "attention.head_count_kv"
 # TextModel.set_gguf_parameters (conversion/base.py:1434-1546): every lookup optional.
 _BASE_WRITES = (
     Written("max_position_embeddings", _CONTEXT, UINT32),
+    Written("hidden_size", _EMBEDDING, UINT32),
+    Written("intermediate_size", _FF, COUNTS),
+    Written("num_attention_heads", _HEADS, COUNTS),
+    Written("num_key_value_heads", _KV_HEADS, COUNTS),
     Written("rope_theta", "rope.freq_base", FLOAT32),
     Written("rms_norm_eps", _EPS, FLOAT32),
     Written("head_dim", _HEAD, UINT32),
@@ -107,6 +129,10 @@ _BASE_WRITES = (
 # GemmaModel.set_gguf_parameters (gemma.py:39-51): its own, every key read with hparams[...].
 _GEMMA_WRITES = (
     Written("max_position_embeddings", _CONTEXT, UINT32, ALWAYS_ADDED),
+    Written("hidden_size", _EMBEDDING, UINT32, ALWAYS_ADDED),
+    Written("intermediate_size", _FF, COUNTS, ALWAYS_ADDED),
+    Written("num_attention_heads", _HEADS, COUNTS, ALWAYS_ADDED),
+    Written("num_key_value_heads", _KV_HEADS, COUNTS, ALWAYS_ADDED),
     Written("rms_norm_eps", _EPS, FLOAT32, ALWAYS_ADDED),
     Written("head_dim", _HEAD, UINT32, ALWAYS_ADDED),
 )
@@ -123,6 +149,10 @@ WRITES: dict[str, tuple[Written, ...]] = {
     # to_dict() always overrides, full attention's theta or 1e6.
     "gemma3_text": (
         Written("max_position_embeddings", _CONTEXT, UINT32, ALWAYS_ADDED),
+        Written("hidden_size", _EMBEDDING, UINT32),
+        Written("intermediate_size", _FF, COUNTS),
+        Written("num_attention_heads", _HEADS, COUNTS, ALWAYS_ADDED),
+        Written("num_key_value_heads", _KV_HEADS, COUNTS, ALWAYS_ADDED),
         Written("rope_theta", "rope.freq_base", FLOAT32, ALWAYS_ADDED),
         Written("rms_norm_eps", _EPS, FLOAT32, ALWAYS_ADDED),
         Written("head_dim", _HEAD, UINT32, ALWAYS_ADDED),
@@ -132,13 +162,18 @@ WRITES: dict[str, tuple[Written, ...]] = {
     # Phi3MiniModel.set_gguf_parameters (phi.py:148-173): find_hparam, a null sliding_window written as 0.
     "phi3": (
         Written("max_position_embeddings", _CONTEXT, UINT32, ALWAYS_ADDED),
+        Written("hidden_size", _EMBEDDING, UINT32, ALWAYS_ADDED),
+        Written("intermediate_size", _FF, COUNTS, ALWAYS_ADDED),
+        Written("num_attention_heads", _HEADS, COUNTS, ALWAYS_ADDED),
+        Written("num_key_value_heads", _KV_HEADS, COUNTS, ALWAYS_ADDED),
         Written("rms_norm_eps", _EPS, FLOAT32, ALWAYS_ADDED),
         Written("rope_theta", "rope.freq_base", FLOAT32, ALWAYS_ADDED),
         Written("sliding_window", "attention.sliding_window", UINT32),
     ),
-    # DeepseekV2Model.set_gguf_parameters (deepseek.py:319-353) adds key_length again, from the MLA sizes;
-    # GraniteModel.__init__ pops head_dim (granite.py:33).
-    **{family: tuple(w for w in _BASE_WRITES if w.gguf != _HEAD) for family in ("deepseek_v2", "deepseek_v3", "granite")},
+    # DeepseekV2Model.set_gguf_parameters (deepseek.py:319-353) sets num_key_value_heads to 1 (MLA as MQA)
+    # and adds key_length again, from the MLA sizes; GraniteModel.__init__ pops head_dim (granite.py:33).
+    **{family: tuple(w for w in _BASE_WRITES if w.gguf not in (_HEAD, _KV_HEADS)) for family in ("deepseek_v2", "deepseek_v3")},
+    "granite": tuple(w for w in _BASE_WRITES if w.gguf != _HEAD),
     # GptOssModel.set_gguf_parameters (gpt_oss.py:128-130): the base's, then hparams["sliding_window"].
     "gpt_oss": _BASE_WRITES + (Written("sliding_window", "attention.sliding_window", UINT32, ALWAYS_ADDED),),
 }

@@ -4,7 +4,7 @@ the installed transformers (5 here), or the raw JSON when transformers refuses t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -14,7 +14,9 @@ from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.knowledge.expr import compile_expression
-from cfglint.knowledge.llama_cpp import ALWAYS_ADDED, ARCH_OF_FAMILY, FLOAT32, GIVEN, UINT32, WRITES
+from cfglint.knowledge.llama_cpp import (
+    ALWAYS_ADDED, ARCH_OF_FAMILY, COUNTS, FLOAT32, GIVEN, LOWERS_ROPE_TYPE, PERMUTES_Q_K, ROPE_DIMS_FIRST, UINT32, UNNAMED, WRITES,
+)
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.readers.values import IMPLIED, defaults, fill
 
@@ -371,6 +373,88 @@ def _theta_source(layer: Layered, data: dict) -> str:
     return "/rope_theta" if "rope_theta" in data else DEFAULT
 
 
+def _hparam(key: str, data: dict, defaults: Mapping[str, Any]) -> Any:
+    """The converter's hparams[key]: the file's value over the config class's default, and what the class
+    derives for a null (IMPLIED: no kv heads are the heads)."""
+    value = data[key] if key in data else defaults.get(key)
+    if value is None and key in IMPLIED:
+        return compile_expression(IMPLIED[key])({**defaults, **data})
+    return value
+
+
+def conversion_refusal(family: str, data: dict, defaults: Mapping[str, Any], intent: Any, config_loads: bool) -> Failure | None:
+    """The converter's own first refusal before its vocabulary step, in the order it meets them: TextModel.
+    __init__'s RoPE lookups; the RoPE type lowered in generate_extra_tensors (Llama's, Phi-3's), Llama's
+    permutation of q/k and Phi-3's RoPE dimensions, or for the others (UNNAMED) the counts' adding first and
+    the RoPE type lowered in set_gguf_parameters after; the counts' adding; Llama's RoPE dimensions. The
+    hparams are the file's keys over `defaults`."""
+    broken = raw_rope_refusal(family, data, intent, config_loads)
+    if broken:
+        return broken
+    added = adding_refusal(family, data, defaults)
+    if added and LOWERS_ROPE_TYPE.get(family) == UNNAMED:
+        return added
+    return (rope_type_refusal(family, data, intent, config_loads) or _arithmetic_refusal(family, data, defaults, first=True)
+            or added or _arithmetic_refusal(family, data, defaults, first=False))
+
+
+_HEADS, _KV_HEADS, _HIDDEN = "num_attention_heads", "num_key_value_heads", "hidden_size"
+_NOT_A_SHAPE = "TypeError: reshape() takes 1 positional argument but 4 were given"  # torch, for a float or bool
+
+
+def _arithmetic_refusal(family: str, data: dict, defaults: Mapping[str, Any], first: bool) -> Failure | None:
+    """Python's (or torch's) refusal where the converter computes with a count (knowledge.llama_cpp.
+    PERMUTES_Q_K, ROPE_DIMS_FIRST): `first` those before the counts are added, else those after. Only the
+    values' types decide here: a count that does not divide the checkpoint's tensors is the weights' business."""
+
+    def get(key: str) -> Any:
+        return _hparam(key, data, defaults)
+
+    if family in ROPE_DIMS_FIRST and first:
+        rotary = get("partial_rotary_factor")
+        rotary = 1.0 if rotary is None else rotary
+        return (_python_refusal(lambda: int(rotary * get(_HIDDEN)), _HIDDEN)
+                or _python_refusal(lambda: int(rotary * get(_HIDDEN)) // get(_HEADS), _HEADS))
+    if family in PERMUTES_Q_K and first:
+        heads, kv = get(_HEADS), get(_KV_HEADS)
+        for n_head, key in ((kv, _KV_HEADS) if kv is not None and heads != kv else (heads, _HEADS), (heads, _HEADS)):
+            refused = _python_refusal(partial(_rows, n_head), key)
+            if refused:
+                return refused
+            if type(n_head) is not int or type(_rows(n_head)) is not int:
+                return Failure(f"{_NOT_A_SHAPE} (LlamaModel.permute)", "/" + key, "type")
+    if family in PERMUTES_Q_K and not first and get("head_dim") is None:
+        return _python_refusal(lambda: get(_HIDDEN) // get(_HEADS), _HIDDEN)
+    return None
+
+
+def _rows(n_head: Any) -> Any:
+    return 64 // n_head // 2  # any whole row count: the types decide
+
+
+def _python_refusal(compute: Any, key: str) -> Failure | None:
+    try:
+        compute()
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as err:
+        return Failure(f"{type(err).__name__}: {err}", "/" + key, "type")
+    return None
+
+
+def adding_refusal(family: str, data: dict, defaults: Mapping[str, Any]) -> Failure | None:
+    """What gguf-py refuses as the converter adds a count (knowledge.llama_cpp.COUNTS), the first in
+    set_gguf_parameters' order: add_array's len() of a float or a null, before the vocabulary step."""
+    for written in WRITES.get(family, ()):
+        if written.type != COUNTS:
+            continue
+        value = _hparam(written.key, data, defaults)
+        if isinstance(value, (int, str, list, dict)) or (value is None and written.when == GIVEN):
+            continue
+        where = f"{ARCH_OF_FAMILY[family]}.{written.gguf}"
+        return Failure(f"TypeError: object of type '{type(value).__name__}' has no len() (gguf-py adds {where} "
+                       "as a uint32 or an array)", "/" + written.key, "type")
+    return None
+
+
 def packing_refusal(family: str, data: dict, defaults: Mapping[str, Any], view: View) -> Failure | None:
     """What gguf-py's struct.pack refuses among the values the converter added (knowledge.llama_cpp.WRITES),
     the first in the file's order: the conversion stops there, after the vocabulary, before any runtime
@@ -381,7 +465,7 @@ def packing_refusal(family: str, data: dict, defaults: Mapping[str, Any], view: 
             value, source = view.values.get("rope_theta"), view.sources.get("rope_theta", "")
             at = source if source.startswith("/") else "/rope_theta"
         else:
-            value = data[written.key] if written.key in data else defaults.get(written.key)
+            value = _hparam(written.key, data, defaults)
             at = "/" + written.key
         if written.when == GIVEN:
             if value is None:
@@ -391,17 +475,26 @@ def packing_refusal(family: str, data: dict, defaults: Mapping[str, Any], view: 
         refused = _unpackable(value, written.type)
         if refused:
             where = f"{ARCH_OF_FAMILY[family]}.{written.gguf}"
-            return Failure(f"{refused} (gguf-py packs {where} as {written.type})", at, "type")
+            return Failure(f"{refused} (gguf-py packs {where} as {_PACKED_AS.get(written.type, written.type)})", at, "type")
     return None
 
 
-def packed_booleans(family: str, values: dict) -> dict[str, Any]:
-    """The written values that are JSON booleans, as the runtime reads them back: struct packs true as 1."""
-    return {w.key: (int if w.type == UINT32 else float)(values[w.key])
-            for w in WRITES.get(family, ()) if isinstance(values.get(w.key), bool)}
+def read_back(family: str, values: dict) -> dict[str, Any]:
+    """The written values the runtime reads back otherwise than JSON holds them: struct packs true as 1,
+    and a count given as a string is written as the array of its characters (COUNTS)."""
+    out: dict[str, Any] = {}
+    for written in WRITES.get(family, ()):
+        value = values.get(written.key)
+        if isinstance(value, bool):
+            out[written.key] = (float if written.type == FLOAT32 else int)(value)
+        elif written.type == COUNTS and isinstance(value, str) and value:
+            out[written.key] = list(value)
+    return out
 
 
-_STRUCT_FORMAT = {UINT32: "<I", FLOAT32: "<f"}
+_INT32, _STRING, _BOOL, _ARRAY = "int32", "string", "bool", "array"  # an array's items (GGUFValueType)
+_STRUCT_FORMAT = {UINT32: "<I", FLOAT32: "<f", _INT32: "<i"}
+_PACKED_AS = {COUNTS: "a uint32 or an array"}
 _FLOAT32_MAX = 3.4028234663852886e38
 
 
@@ -412,6 +505,8 @@ def _unpackable(value: Any, gguf_type: str) -> str | None:
         return None  # what config files hold: no need to ask struct
     if gguf_type == FLOAT32 and (kind is float or kind is int) and abs(value) <= _FLOAT32_MAX:
         return None
+    if gguf_type == COUNTS:
+        return _unpackable(value, UINT32) if isinstance(value, int) else _array_refusal(value)
     import struct
 
     try:
@@ -421,3 +516,34 @@ def _unpackable(value: Any, gguf_type: str) -> str | None:
     except OverflowError as err:
         return f"OverflowError: {err}"
     return None
+
+
+def _array_refusal(items: Any) -> str | None:
+    """GGUFWriter._pack_val's refusal of an array (gguf_writer.py:1630-1649): a string's characters are
+    strings; a list's items must share the type its first has (GGUFValueType.get_type), each packed as
+    that type. An empty one (add_array adds none) and what has no len() (refused when added) are no
+    refusal here."""
+    if isinstance(items, str) or not items:
+        return None
+    if not isinstance(items, list):
+        return "ValueError: Invalid GGUF metadata array, expecting sequence"
+    first = None
+    for item in items:
+        kind = _ITEM_TYPE.get(type(item))
+        if kind is None:
+            return f"ValueError: Unknown type: {type(item)}"
+        if first is None:
+            first = kind
+        elif kind != first:
+            return "ValueError: All items in a GGUF array should be of the same type"
+    for item in items:
+        if first == _ARRAY:
+            refused = _array_refusal(item) if item else "ValueError: Invalid GGUF metadata array. Empty array"
+        else:
+            refused = _unpackable(item, first) if first in (FLOAT32, _INT32) else None
+        if refused:
+            return refused
+    return None
+
+
+_ITEM_TYPE = {str: _STRING, list: _ARRAY, float: FLOAT32, bool: _BOOL, int: _INT32}
