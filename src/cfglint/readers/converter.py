@@ -451,7 +451,7 @@ def adding_refusal(family: str, data: dict, defaults: Mapping[str, Any]) -> Fail
             continue
         where = f"{ARCH_OF_FAMILY[family]}.{written.gguf}"
         return Failure(f"TypeError: object of type '{type(value).__name__}' has no len() (gguf-py adds {where} "
-                       "as a uint32 or an array)", "/" + written.key, "type")
+                       f"as {_PACKED_AS[COUNTS]})", "/" + written.key, "type")
     return None
 
 
