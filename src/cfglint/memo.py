@@ -158,6 +158,10 @@ def entry_names(entry: Entry) -> frozenset[str]:
             found |= names(expression)
         for check in entry.checks:  # a refusal's message may quote a value
             found |= {name for _, name, _, _ in string.Formatter().parse(check.message) if name}
+        if entry.reader == "converter":  # its own refusals consult what it writes (knowledge.llama_cpp.WRITES)
+            from cfglint.readers.converter import consulted
+
+            found |= consulted(entry.family)
         _NAMES[id(entry)] = frozenset(found)
     return _NAMES[id(entry)]
 

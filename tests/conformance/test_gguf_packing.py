@@ -11,7 +11,9 @@ is packed, and read back, as 1.
 The counts (feed-forward length, head counts) are added as a uint32 or as an array: a float or a null
 stops the converter as it adds them, before the vocabulary, and an array's items are packed by their
 first's type; where Llama permutes q/k and Phi-3 computes its RoPE dimensions, the arithmetic on the count
-comes first.
+comes first. The experts' counts are added after the RoPE base, and merged first, as the tensors are
+prepared, where the family merges its experts; Granite adds its multipliers when truthy, Olmo2 its window
+when the file has one (null included).
 """
 
 from __future__ import annotations
@@ -43,6 +45,14 @@ COUNT_KEYS = {
     "llama": ("num_attention_heads", "num_key_value_heads"),
 }
 COUNT_VALUES = {"negative": -1, "whole": 4.0, "string": "x", "mixed": [4, "x"], "nulls": [None], "true": True}
+# family -> the experts' counts (the count merged by, and the count used), each with EXPERT_VALUES
+EXPERT_KEYS = {
+    "mixtral": ("num_local_experts", "num_experts_per_tok"), "qwen2_moe": ("num_experts", "num_experts_per_tok"),
+    "deepseek_v2": ("n_routed_experts", "num_experts_per_tok"), "gpt_oss": ("num_local_experts", "num_experts_per_tok"),
+}  # fmt: skip
+EXPERT_VALUES = {"negative": -1, "half": 1.5, "string": "x"}
+MULTIPLIERS = ("attention_multiplier", "embedding_multiplier", "residual_multiplier", "logits_scaling")
+MULTIPLIER_VALUES = {"huge": 1e39, "zero": 0}
 
 
 def _cases() -> dict[str, dict]:
@@ -65,20 +75,39 @@ def _cases() -> dict[str, dict]:
                 if (family, name) == ("phi3", "true"):
                     continue  # written as 1, from which the runtime derives a head size cfglint does not
                 out[f"{family}-{key}-{name}"] = dict(base, **{key: value})
+    for family, keys in EXPERT_KEYS.items():
+        for key in keys:
+            for name, value in EXPERT_VALUES.items():
+                out[f"{family}-{key}-{name}"] = dict(copy.deepcopy(BASES[family]), **{key: value})
+    for key in MULTIPLIERS:
+        for name, value in MULTIPLIER_VALUES.items():
+            if (key, name) == ("logits_scaling", "zero"):
+                continue  # not written, and refused by llama.cpp's runtime (a RUN check), which this probe does not run
+            out[f"granite-{key}-{name}"] = dict(copy.deepcopy(BASES["granite"]), **{key: value})
+    for name, value in {**VALUES, "whole": 8}.items():
+        out[f"olmo2-sliding_window-{name}"] = dict(copy.deepcopy(BASES["olmo2"]), sliding_window=value)
+    # Two refusals in one file, which come first: the experts' merging before any adding; the RoPE type
+    # (lowered in set_gguf_parameters) after the head counts' adding and before the experts' counts'.
+    rope_type = {"rope_type": 3, "factor": 2.0}
+    out["mixtral-num_local_experts-before-adding"] = dict(copy.deepcopy(BASES["mixtral"]), num_local_experts=0, num_experts_per_tok=1.5)
+    out["qwen2_moe-num_experts_per_tok-after-rope-type"] = dict(copy.deepcopy(BASES["qwen2_moe"]), num_experts_per_tok=1.5, rope_scaling=rope_type)
+    out["qwen2_moe-num_key_value_heads-before-rope-type"] = dict(copy.deepcopy(BASES["qwen2_moe"]), num_key_value_heads=1.5, rope_scaling=rope_type)
     return out
 
 
 CASES = _cases()
 
 
-def _key(case: str) -> str:
-    return case.split("-")[1]
+def _built_without(case: str) -> tuple[str, ...]:
+    """The keys transformers 5 builds the checkpoint without: the spoilt one, and those of a two-refusal case."""
+    key = case.split("-")[1]
+    return (key, "rope_scaling", "num_experts_per_tok") if case.count("-") > 2 else (key,)
 
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("gguf-packing")
-    return {case: checkpoint_for(config, root / case, built_without=(_key(case),)) for case, config in CASES.items()}
+    return {case: checkpoint_for(config, root / case, built_without=_built_without(case)) for case, config in CASES.items()}
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +137,12 @@ def test_the_cases_reach_the_packing_and_pass_it(observed):
     assert reports["qwen2-num_key_value_heads-whole"]["message"].startswith("TypeError: object of type 'float' has no len()")
     assert reports["gemma2-num_attention_heads-mixed"]["message"].startswith("ValueError: All items in a GGUF array")
     assert reports["llama-num_attention_heads-string"]["message"].startswith("TypeError: unsupported operand type(s) for //")
+    assert reports["mixtral-num_local_experts-negative"]["message"].startswith("RuntimeError: stack expects a non-empty TensorList")
+    assert reports["gpt_oss-num_local_experts-negative"]["message"].startswith("error: argument out of range")
+    assert reports["qwen2_moe-num_experts_per_tok-half"]["message"].startswith("TypeError: object of type 'float' has no len()")
+    assert reports["granite-embedding_multiplier-huge"]["message"].startswith("OverflowError: float too large to pack")
+    assert reports["olmo2-sliding_window-null"]["message"].startswith("error: required argument is not an integer")
+    assert reports["olmo2-sliding_window-true"]["values"]["sliding_window"] == 1
+    assert reports["mixtral-num_local_experts-before-adding"]["message"].startswith("RuntimeError: stack expects")
+    assert reports["qwen2_moe-num_experts_per_tok-after-rope-type"]["message"].startswith("AttributeError: 'int' object has no attribute 'lower'")
+    assert reports["qwen2_moe-num_key_value_heads-before-rope-type"]["message"].startswith("TypeError: object of type 'float' has no len()")

@@ -14,7 +14,7 @@ from cfglint.compat import BASE as LLAMA_BASE
 from cfglint.engine import context_of
 from cfglint.knowledge.entry import RUN
 from cfglint.knowledge.expr import compile_expression, names
-from cfglint.knowledge.llama_cpp import GIVEN, WRITES
+from cfglint.knowledge.llama_cpp import GIVEN, PRESENT, WRITES
 from cfglint.reading import DEFAULT
 from tests.families import BASES
 
@@ -30,7 +30,7 @@ def test_each_written_value_is_one_the_converter_reads(family):
     entry = knowledge.entry("llama-cpp", family)
     for written in WRITES[family]:
         assert written.key == "rope_theta" or written.key in entry.fields, written
-        if written.when != GIVEN:
+        if written.when not in (GIVEN, PRESENT):
             compile_expression(written.when)
             assert names(written.when) <= set(entry.fields), written
 
@@ -127,3 +127,32 @@ def test_the_counts_are_added_before_an_unnamed_rope_type_is_lowered_and_after_l
     mistral = view_of(tmp_path, dict(copy.deepcopy(BASES["mistral"]), num_key_value_heads=2.0, **rope))
     assert qwen2.message.startswith("TypeError: object of type 'float' has no len()"), qwen2.message
     assert mistral.message.startswith("AttributeError: 'int' object has no attribute 'lower'"), mistral.message
+
+
+@pytest.mark.parametrize(
+    ("family", "spoilt", "message", "pointer"),
+    [
+        # modify_tensors merges the experts as the tensors are prepared, before set_gguf_parameters adds anything
+        ("mixtral", {"num_local_experts": 0, "num_experts_per_tok": 1.5}, "RuntimeError: stack expects a non-empty TensorList", "/num_local_experts"),
+        ("qwen2_moe", {"num_experts": "x"}, "TypeError: '>=' not supported between instances of 'int' and 'str'", "/num_experts"),
+        ("deepseek_v2", {"n_routed_experts": 2.0}, "TypeError: 'float' object cannot be interpreted as an integer", "/n_routed_experts"),
+        # GptOssModel's experts come fused: its count is only packed
+        ("gpt_oss", {"num_local_experts": -1}, "struct.error: argument out of range (gguf-py packs gpt-oss.expert_count", "/num_local_experts"),
+        # the experts' counts are added after the RoPE type is lowered (base.py), the head counts before
+        ("qwen2_moe", {"num_experts_per_tok": 1.5, "rope_scaling": {"rope_type": 3, "factor": 2.0}}, "AttributeError", "/rope_scaling/rope_type"),
+        ("qwen2_moe", {"num_key_value_heads": 1.5, "rope_scaling": {"rope_type": 3, "factor": 2.0}}, "TypeError: object of type 'float' has no len()", "/num_key_value_heads"),
+        ("granite", {"residual_multiplier": 1e39}, "OverflowError: float too large to pack with f format (gguf-py packs granite.residual_scale", "/residual_multiplier"),
+        ("olmo2", {"sliding_window": None}, "struct.error: required argument is not an integer (gguf-py packs olmo2.attention.sliding_window", "/sliding_window"),
+    ],
+)
+def test_the_experts_multipliers_and_windows_refused(tmp_path, family, spoilt, message, pointer):
+    view = view_of(tmp_path, dict(copy.deepcopy(BASES[family]), **spoilt))
+    assert view.outcome == "error" and view.message.startswith(message) and view.failure.pointer == pointer, view.failure
+
+
+def test_what_is_not_added_is_not_packed(tmp_path):
+    """A falsy Granite multiplier and an Olmo2 file without a window add nothing; true is packed as 1."""
+    assert view_of(tmp_path, dict(copy.deepcopy(BASES["granite"]), attention_multiplier=0)).outcome == "loads"
+    assert view_of(tmp_path, {k: v for k, v in BASES["olmo2"].items() if k != "sliding_window"}).outcome == "loads"
+    windowed = view_of(tmp_path, dict(copy.deepcopy(BASES["olmo2"]), sliding_window=True))
+    assert windowed.outcome == "loads" and windowed.values["sliding_window"] == 1 and type(windowed.values["sliding_window"]) is int

@@ -83,6 +83,19 @@ LOWERS_ROPE_TYPE = {
 PERMUTES_Q_K = frozenset(family for family, arch in ARCH_OF_FAMILY.items() if arch == "llama") | {"granite"}
 ROPE_DIMS_FIRST = frozenset({"phi3"})
 
+# The key of the experts' count, per family: what set_gguf_parameters' find_hparam(["num_local_experts",
+# "num_experts", "n_routed_experts"]) finds (base.py:1519) and modify_tensors reads. Qwen3MoeConfig keeps a
+# file's num_experts as num_local_experts (to_dict() has that name), with the same value.
+EXPERT_COUNT_KEY = {
+    "mixtral": "num_local_experts", "gpt_oss": "num_local_experts", "qwen2_moe": "num_experts",
+    "qwen3_moe": "num_experts", "deepseek_v2": "n_routed_experts", "deepseek_v3": "n_routed_experts",
+}  # fmt: skip
+# Where the converter merges each layer's experts as it prepares the tensors: modify_tensors stacks them once
+# it has seen n_experts * 3 (llama.py:268-282, qwen.py:120-133, deepseek.py:186-199); a count of 0 or less
+# stacks none ("stack expects a non-empty TensorList"), after the vocabulary and before anything is
+# written. GptOssModel's experts come fused.
+MERGES_EXPERTS = frozenset(EXPERT_COUNT_KEY) - {"gpt_oss"}
+
 # TextModel.__init__'s RoPE lookups (conversion/base.py:1361-1364), each find_hparam(keys, optional=True):
 # the first key present wins, null or not.
 THETA_KEYS = ("global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base")
@@ -95,14 +108,15 @@ _ANY = Field("any", None)
 # order each key was first added; a later add of the same key replaces the value, not the place): a value
 # of another type stops the converter there ("required argument is not an integer", "argument out of
 # range", ...). `key` is the hparam, or for rope_theta the base the converter resolved (cfglint.readers.
-# converter.rope); `when` says when it is added (GIVEN: not null).
+# converter.rope); `when` says when it is added (GIVEN: not null; PRESENT: config.json has the key, null
+# or not, where the config class has no such attribute and to_dict() carries the file's).
 UINT32, FLOAT32 = "uint32", "float32"
 # add_feed_forward_length, add_head_count and add_head_count_kv take `int | Sequence[int]` (gguf_writer.py:
 # 736-785): an int is packed as a uint32, anything else added as an array, at once (add_array's len(): a
 # TypeError for a float or null, in set_gguf_parameters, before the vocabulary). A string becomes an array
 # of its characters; a list is packed as an array of its first item's type (_pack_val, gguf_writer.py:1617).
 COUNTS = "uint32 or array"
-GIVEN, ALWAYS_ADDED = "given", "True"
+GIVEN, PRESENT, ALWAYS_ADDED = "given", "in the file", "True"
 
 
 class Written(NamedTuple):
@@ -115,7 +129,8 @@ class Written(NamedTuple):
 _CONTEXT, _EPS, _HEAD = "context_length", "attention.layer_norm_rms_epsilon", "attention.key_length"
 _EMBEDDING, _FF = "embedding_length", "feed_forward_length"
 _HEADS, _KV_HEADS = "attention.head_count", "attention.head_count_kv"
-# TextModel.set_gguf_parameters (conversion/base.py:1434-1546): every lookup optional.
+# TextModel.set_gguf_parameters (conversion/base.py:1434-1546): every lookup optional; the RoPE type is
+# lowered between the head counts and rope_theta (readers.converter.adding_refusal keeps that order).
 _BASE_WRITES = (
     Written("max_position_embeddings", _CONTEXT, UINT32),
     Written("hidden_size", _EMBEDDING, UINT32),
@@ -126,6 +141,18 @@ _BASE_WRITES = (
     Written("rms_norm_eps", _EPS, FLOAT32),
     Written("head_dim", _HEAD, UINT32),
 )
+# The experts' counts, between the eps and head_dim (base.py:1519-1524): EXPERT_COUNT_KEY's, and
+# find_hparam(["num_experts_per_tok", ...]).
+
+
+def _with_experts(family: str, writes: tuple[Written, ...]) -> tuple[Written, ...]:
+    if family not in EXPERT_COUNT_KEY:
+        return writes
+    at = next(i for i, w in enumerate(writes) if w.gguf == _EPS) + 1
+    experts = (Written(EXPERT_COUNT_KEY[family], "expert_count", UINT32), Written("num_experts_per_tok", "expert_used_count", COUNTS))
+    return writes[:at] + experts + writes[at:]
+
+
 # GemmaModel.set_gguf_parameters (gemma.py:39-51): its own, every key read with hparams[...].
 _GEMMA_WRITES = (
     Written("max_position_embeddings", _CONTEXT, UINT32, ALWAYS_ADDED),
@@ -136,7 +163,7 @@ _GEMMA_WRITES = (
     Written("rms_norm_eps", _EPS, FLOAT32, ALWAYS_ADDED),
     Written("head_dim", _HEAD, UINT32, ALWAYS_ADDED),
 )
-WRITES: dict[str, tuple[Written, ...]] = {
+_WRITES: dict[str, tuple[Written, ...]] = {
     **{family: _BASE_WRITES for family in ARCH_OF_FAMILY},
     "gemma": _GEMMA_WRITES,
     # Gemma2Model.set_gguf_parameters (gemma.py:84-103)
@@ -170,13 +197,27 @@ WRITES: dict[str, tuple[Written, ...]] = {
         Written("rope_theta", "rope.freq_base", FLOAT32, ALWAYS_ADDED),
         Written("sliding_window", "attention.sliding_window", UINT32),
     ),
-    # DeepseekV2Model.set_gguf_parameters (deepseek.py:319-353) sets num_key_value_heads to 1 (MLA as MQA)
-    # and adds key_length again, from the MLA sizes; GraniteModel.__init__ pops head_dim (granite.py:33).
-    **{family: tuple(w for w in _BASE_WRITES if w.gguf not in (_HEAD, _KV_HEADS)) for family in ("deepseek_v2", "deepseek_v3")},
-    "granite": tuple(w for w in _BASE_WRITES if w.gguf != _HEAD),
+    # DeepseekV2Model.set_gguf_parameters (deepseek.py:319-357) sets num_key_value_heads to 1 (MLA as MQA)
+    # and adds key_length again, from the MLA sizes; then the experts' feed-forward length,
+    # find_hparam(["moe_intermediate_size", "intermediate_size"]), null or not: DeepseekV2Config always has it.
+    **{family: tuple(w for w in _BASE_WRITES if w.gguf not in (_HEAD, _KV_HEADS))
+       + (Written("moe_intermediate_size", "expert_feed_forward_length", COUNTS, ALWAYS_ADDED),) for family in ("deepseek_v2", "deepseek_v3")},
+    # GraniteModel.set_gguf_parameters (granite.py:33-49): the base's without head_dim, then each multiplier
+    # that is truthy.
+    "granite": tuple(w for w in _BASE_WRITES if w.gguf != _HEAD) + tuple(
+        Written(key, gguf, FLOAT32, key) for key, gguf in (
+            ("attention_multiplier", "attention.scale"), ("embedding_multiplier", "embedding_scale"),
+            ("residual_multiplier", "residual_scale"), ("logits_scaling", "logit_scale"))),
+    # Olmo2Model.set_gguf_parameters (olmo.py:54-58): the base's, then the file's sliding_window if it has one.
+    "olmo2": _BASE_WRITES + (Written("sliding_window", "attention.sliding_window", UINT32, PRESENT),),
+    # Qwen2MoeModel.set_gguf_parameters (qwen.py:81-88), Qwen3MoeModel's too: the experts' feed-forward lengths.
+    **{family: _BASE_WRITES + (Written("moe_intermediate_size", "expert_feed_forward_length", COUNTS),
+                               Written("shared_expert_intermediate_size", "expert_shared_feed_forward_length", UINT32))
+       for family in ("qwen2_moe", "qwen3_moe")},
     # GptOssModel.set_gguf_parameters (gpt_oss.py:128-130): the base's, then hparams["sliding_window"].
     "gpt_oss": _BASE_WRITES + (Written("sliding_window", "attention.sliding_window", UINT32, ALWAYS_ADDED),),
 }
+WRITES = {family: _with_experts(family, writes) for family, writes in _WRITES.items()}
 
 # TextModel.__init__ (conversion/base.py:1345-1377): block count (find_hparam, KeyError when none of
 # n_layers/num_hidden_layers/n_layer/num_layers is present) and every RoPE key, in lookup order.
@@ -511,7 +552,7 @@ ENTRIES: tuple[Entry, ...] = (
         runtime=RUNTIME, family="qwen3_moe", reader=READER, title=_QWEN_TITLE + " Qwen3MoeModel",
         source=Source("ggml-org/llama.cpp", "conversion/qwen.py (+ src/llama-model.cpp)", REF),
         fields={**_BASE_FIELDS, "num_local_experts": _ANY, "num_experts": _ANY, "num_experts_per_tok": _ANY,
-                "moe_intermediate_size": _ANY},
+                "moe_intermediate_size": _ANY, "shared_expert_intermediate_size": _ANY},
         derive={**_BASE_DERIVE, "attention_bias": "attention_bias", "tie_word_embeddings": "tie_word_embeddings"},
         rope="converter",
         checks=_SPECIAL_CHECKS + _runtime_keys("qwen3_moe") + (_EXPERT_COUNT, _EXPERTS_USED),
@@ -526,9 +567,10 @@ ENTRIES: tuple[Entry, ...] = (
             **_BASE_DERIVE,
             "attention_bias": "attention_bias",
             "tie_word_embeddings": "False",
-            "sliding_window": "sliding_window if int(sliding_window) else None",
+            # a window of true is packed as 1 (read back so, WRITES)
+            "sliding_window": "sliding_window if sliding_window is True or int(sliding_window) else None",
             "layer_types": "(layer_types if layer_types is not None else pattern(num_hidden_layers, 4)) "
-                           "if int(sliding_window) else " + _FULL,
+                           "if sliding_window is True or int(sliding_window) else " + _FULL,
         },
         rope="converter",
         checks=_SPECIAL_CHECKS + _runtime_keys("olmo2") + (_OUTPUT_REQUIRED, _NO_O_BIAS),

@@ -15,7 +15,8 @@ from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.knowledge.expr import compile_expression
 from cfglint.knowledge.llama_cpp import (
-    ALWAYS_ADDED, ARCH_OF_FAMILY, COUNTS, FLOAT32, GIVEN, LOWERS_ROPE_TYPE, PERMUTES_Q_K, ROPE_DIMS_FIRST, UINT32, UNNAMED, WRITES,
+    ALWAYS_ADDED, ARCH_OF_FAMILY, COUNTS, EXPERT_COUNT_KEY, FLOAT32, GIVEN, LOWERS_ROPE_TYPE, MERGES_EXPERTS, PERMUTES_Q_K, PRESENT,
+    ROPE_DIMS_FIRST, UINT32, UNNAMED, WRITES,
 )
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.readers.values import IMPLIED, defaults, fill
@@ -46,6 +47,12 @@ def _required(entry: Entry) -> tuple[str, ...]:
 @lru_cache(maxsize=None)
 def _added_keys(family: str) -> frozenset[str]:
     return frozenset(w.key for w in WRITES.get(family, ()))
+
+
+def consulted(family: str) -> frozenset[str]:
+    """The hparams the converter's own refusals consult beyond an entry's fields: what it writes and the
+    experts' count it merges by."""
+    return _added_keys(family) | ({EXPERT_COUNT_KEY[family]} if family in EXPERT_COUNT_KEY else set())
 
 
 def read(entry: Entry, doc: Document, intent: Any) -> View:
@@ -384,18 +391,37 @@ def _hparam(key: str, data: dict, defaults: Mapping[str, Any]) -> Any:
 
 def conversion_refusal(family: str, data: dict, defaults: Mapping[str, Any], intent: Any, config_loads: bool) -> Failure | None:
     """The converter's own first refusal before its vocabulary step, in the order it meets them: TextModel.
-    __init__'s RoPE lookups; the RoPE type lowered in generate_extra_tensors (Llama's, Phi-3's), Llama's
-    permutation of q/k and Phi-3's RoPE dimensions, or for the others (UNNAMED) the counts' adding first and
-    the RoPE type lowered in set_gguf_parameters after; the counts' adding; Llama's RoPE dimensions. The
+    __init__'s RoPE lookups; then, as it prepares the tensors (ModelBase.write: before set_gguf_parameters),
+    the RoPE type lowered in generate_extra_tensors (Llama's, Phi-3's), the experts' merging and Llama's
+    permutation of q/k; then set_gguf_parameters: Phi-3's RoPE dimensions, the head counts' adding, the
+    RoPE type the others lower there (UNNAMED), the experts' counts' adding, Llama's RoPE dimensions. The
     hparams are the file's keys over `defaults`."""
     broken = raw_rope_refusal(family, data, intent, config_loads)
     if broken:
         return broken
-    added = adding_refusal(family, data, defaults)
-    if added and LOWERS_ROPE_TYPE.get(family) == UNNAMED:
-        return added
-    return (rope_type_refusal(family, data, intent, config_loads) or _arithmetic_refusal(family, data, defaults, first=True)
-            or added or _arithmetic_refusal(family, data, defaults, first=False))
+    if LOWERS_ROPE_TYPE.get(family) == UNNAMED:
+        return (experts_refusal(family, data, defaults) or adding_refusal(family, data, defaults, after_rope=False)
+                or rope_type_refusal(family, data, intent, config_loads) or adding_refusal(family, data, defaults, after_rope=True))
+    return (rope_type_refusal(family, data, intent, config_loads) or experts_refusal(family, data, defaults)
+            or _arithmetic_refusal(family, data, defaults, first=True) or adding_refusal(family, data, defaults, after_rope=False)
+            or adding_refusal(family, data, defaults, after_rope=True) or _arithmetic_refusal(family, data, defaults, first=False))
+
+
+def experts_refusal(family: str, data: dict, defaults: Mapping[str, Any]) -> Failure | None:
+    """modify_tensors' merging of a layer's experts (knowledge.llama_cpp.MERGES_EXPERTS), from the count
+    alone: `len(seen) >= n_experts * 3`, then torch.stack over `range(n_experts)`, which stacks none for a
+    count of 0 or less. A null count is left to the weights (a dense checkpoint has no expert to merge)."""
+    if family not in MERGES_EXPERTS:
+        return None
+    key = EXPERT_COUNT_KEY[family]
+    count = _hparam(key, data, defaults)
+    if count is None:
+        return None
+    refused = _python_refusal(lambda: (1 >= count * 3, range(count)), key)
+    if refused or range(count):
+        return refused
+    return Failure(f"RuntimeError: stack expects a non-empty TensorList (modify_tensors merges {count!r} experts "
+                   "a layer)", "/" + key, "shape")
 
 
 _HEADS, _KV_HEADS, _HIDDEN = "num_attention_heads", "num_key_value_heads", "hidden_size"
@@ -440,10 +466,13 @@ def _python_refusal(compute: Any, key: str) -> Failure | None:
     return None
 
 
-def adding_refusal(family: str, data: dict, defaults: Mapping[str, Any]) -> Failure | None:
+def adding_refusal(family: str, data: dict, defaults: Mapping[str, Any], after_rope: bool) -> Failure | None:
     """What gguf-py refuses as the converter adds a count (knowledge.llama_cpp.COUNTS), the first in
-    set_gguf_parameters' order: add_array's len() of a float or a null, before the vocabulary step."""
-    for written in WRITES.get(family, ()):
+    set_gguf_parameters' order: add_array's len() of a float or a null, before the vocabulary step; those
+    added before the RoPE base (the head counts) or, `after_rope`, after it (the experts')."""
+    writes = WRITES.get(family, ())
+    split = next((i for i, w in enumerate(writes) if w.key == "rope_theta"), len(writes))
+    for written in writes[split:] if after_rope else writes[:split]:
         if written.type != COUNTS:
             continue
         value = _hparam(written.key, data, defaults)
@@ -469,6 +498,9 @@ def packing_refusal(family: str, data: dict, defaults: Mapping[str, Any], view: 
             at = "/" + written.key
         if written.when == GIVEN:
             if value is None:
+                continue
+        elif written.when == PRESENT:
+            if written.key not in data:
                 continue
         elif written.when != ALWAYS_ADDED and not compile_expression(written.when)({**defaults, **data}):
             continue
