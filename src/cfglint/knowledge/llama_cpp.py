@@ -141,11 +141,11 @@ _BASE_WRITES = (
     Written("rms_norm_eps", _EPS, FLOAT32),
     Written("head_dim", _HEAD, UINT32),
 )
-# The experts' counts, between the eps and head_dim (base.py:1519-1524): EXPERT_COUNT_KEY's, and
-# find_hparam(["num_experts_per_tok", ...]).
 
 
 def _with_experts(family: str, writes: tuple[Written, ...]) -> tuple[Written, ...]:
+    """A MoE family's writes with the experts' counts between the eps and head_dim (base.py:1519-1524):
+    EXPERT_COUNT_KEY's, and find_hparam(["num_experts_per_tok", ...])."""
     if family not in EXPERT_COUNT_KEY:
         return writes
     at = next(i for i, w in enumerate(writes) if w.gguf == _EPS) + 1

@@ -470,11 +470,7 @@ def adding_refusal(family: str, data: dict, defaults: Mapping[str, Any], after_r
     """What gguf-py refuses as the converter adds a count (knowledge.llama_cpp.COUNTS), the first in
     set_gguf_parameters' order: add_array's len() of a float or a null, before the vocabulary step; those
     added before the RoPE base (the head counts) or, `after_rope`, after it (the experts')."""
-    writes = WRITES.get(family, ())
-    split = next((i for i, w in enumerate(writes) if w.key == "rope_theta"), len(writes))
-    for written in writes[split:] if after_rope else writes[:split]:
-        if written.type != COUNTS:
-            continue
+    for written in _counts_added(family)[after_rope]:
         value = _hparam(written.key, data, defaults)
         if isinstance(value, (int, str, list, dict)) or (value is None and written.when == GIVEN):
             continue
@@ -482,6 +478,14 @@ def adding_refusal(family: str, data: dict, defaults: Mapping[str, Any], after_r
         return Failure(f"TypeError: object of type '{type(value).__name__}' has no len() (gguf-py adds {where} "
                        f"as {_PACKED_AS[COUNTS]})", "/" + written.key, "type")
     return None
+
+
+@lru_cache(maxsize=None)
+def _counts_added(family: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The counts (COUNTS) a family's converter adds before its RoPE base, and after it."""
+    writes = WRITES.get(family, ())
+    split = next((i for i, w in enumerate(writes) if w.key == "rope_theta"), len(writes))
+    return tuple(w for w in writes[:split] if w.type == COUNTS), tuple(w for w in writes[split:] if w.type == COUNTS)
 
 
 def packing_refusal(family: str, data: dict, defaults: Mapping[str, Any], view: View) -> Failure | None:
