@@ -48,11 +48,12 @@ if TYPE_CHECKING:
 # few kilobytes.
 LIMITS = {"readings": 2048, "findings": 4096}
 # Keys the RoPE readings, the refusals and the converter consult besides an entry's own fields
-# (cfglint.readers.rope, rope_families, converter; consumers.transformers5.family_refusal).
+# (cfglint.readers.rope, rope_families, converter; consumers.transformers5.family_refusal, which checks the
+# layer types of every class).
 ROPE_INPUTS = frozenset({
     "rope_theta", "rope_scaling", "rope_parameters", "rope_local_base_freq", "partial_rotary_factor",
     "max_position_embeddings", "original_max_position_embeddings", "head_dim", "num_key_value_heads",
-    "tie_word_embeddings", *DIMS,
+    "tie_word_embeddings", "layer_types", "mlp_layer_types", "mtp_layer_types", *DIMS,
 })
 # RoPE readings that consult the intent (the converter sees transformers 5's resolution; Phi-3's longrope
 # readings compare their horizon with transformers 5's): kept under the intent's keys too.

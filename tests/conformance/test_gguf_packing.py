@@ -13,7 +13,7 @@ stops the converter as it adds them, before the vocabulary, and an array's items
 first's type; where Llama permutes q/k and Phi-3 computes its RoPE dimensions, the arithmetic on the count
 comes first. The experts' counts are added after the RoPE base, and merged first, as the tensors are
 prepared, where the family merges its experts; Granite adds its multipliers when truthy, Olmo2 its window
-when the file has one (null included).
+when the file has one (null included), and then iterates the file's layer_types for the window's pattern.
 """
 
 from __future__ import annotations
@@ -86,6 +86,10 @@ def _cases() -> dict[str, dict]:
             out[f"granite-{key}-{name}"] = dict(copy.deepcopy(BASES["granite"]), **{key: value})
     for name, value in {**VALUES, "whole": 8}.items():
         out[f"olmo2-sliding_window-{name}"] = dict(copy.deepcopy(BASES["olmo2"]), sliding_window=value)
+    # Olmo2 iterates layer_types for the window's pattern, once the file has a window
+    for name, value in {"null": None, "whole": 8, "true": True, "string": "ab"}.items():
+        out[f"olmo2-layer_types-{name}"] = dict(copy.deepcopy(BASES["olmo2"]), sliding_window=4, layer_types=value)
+    out["olmo2-layer_types-null-no-window"] = dict(copy.deepcopy(BASES["olmo2"]), layer_types=None)
     # Two refusals in one file, which come first: the experts' merging before any adding; the RoPE type
     # (lowered in set_gguf_parameters) after the head counts' adding and before the experts' counts'.
     rope_type = {"rope_type": 3, "factor": 2.0}
@@ -101,7 +105,7 @@ CASES = _cases()
 def _built_without(case: str) -> tuple[str, ...]:
     """The keys transformers 5 builds the checkpoint without: the spoilt one, and those of a two-refusal case."""
     key = case.split("-")[1]
-    return (key, "rope_scaling", "num_experts_per_tok") if case.count("-") > 2 else (key,)
+    return (key, "rope_scaling", "num_experts_per_tok") if case.count("-") > 2 and "window" not in case else (key,)
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +147,8 @@ def test_the_cases_reach_the_packing_and_pass_it(observed):
     assert reports["granite-embedding_multiplier-huge"]["message"].startswith("OverflowError: float too large to pack")
     assert reports["olmo2-sliding_window-null"]["message"].startswith("error: required argument is not an integer")
     assert reports["olmo2-sliding_window-true"]["values"]["sliding_window"] == 1
+    assert reports["olmo2-layer_types-null"]["message"].startswith("TypeError: 'NoneType' object is not iterable")
+    assert reports["olmo2-layer_types-null-no-window"]["outcome"] == "loads"
     assert reports["mixtral-num_local_experts-before-adding"]["message"].startswith("RuntimeError: stack expects")
     assert reports["qwen2_moe-num_experts_per_tok-after-rope-type"]["message"].startswith("AttributeError: 'int' object has no attribute 'lower'")
     assert reports["qwen2_moe-num_key_value_heads-before-rope-type"]["message"].startswith("TypeError: object of type 'float' has no len()")

@@ -62,14 +62,23 @@ def installed_defaults() -> dict[str, dict[str, object]]:
             for family, fields in installed_fields().items()}
 
 
-def render(table: dict[str, tuple[tuple[str, str], ...]], intervals: dict[str, dict[str, tuple]], defaults: dict[str, dict[str, object]]) -> str:
+def installed_layer_types() -> dict[str, object]:
+    """The layer types every class takes, and the legacy names it renames (configuration_utils.py)."""
+    from transformers import configuration_utils
+
+    return {"attention": list(configuration_utils.ALLOWED_ATTN_LAYER_TYPES), "mlp": list(configuration_utils.ALLOWED_MLP_LAYER_TYPES),
+            "legacy": dict(configuration_utils._LEGACY_LAYER_TYPE_REMAP)}
+
+
+def render(table: dict[str, tuple[tuple[str, str], ...]], intervals: dict[str, dict[str, tuple]], defaults: dict[str, dict[str, object]],
+           layer_types: dict[str, object]) -> str:
     data = {"fields": {f: [list(p) for p in v] for f, v in table.items()}, "intervals": {f: {k: list(b) for k, b in v.items()} for f, v in intervals.items()},
-            "defaults": defaults}
+            "defaults": defaults, "layer_types": layer_types}
     return json.dumps(data, indent=1) + "\n"
 
 
 def test_the_table_is_the_installed_classes():
-    expected = render(installed_fields(), installed_intervals(), installed_defaults())
+    expected = render(installed_fields(), installed_intervals(), installed_defaults(), installed_layer_types())
     if os.environ.get("CFGLINT_UPDATE_GOLDEN"):
         TABLE.write_text(expected, encoding="utf-8")
     assert TABLE.read_text(encoding="utf-8") == expected, "CFGLINT_UPDATE_GOLDEN=1 writes it from the installed transformers 5"
@@ -198,6 +207,47 @@ def test_class_validator_refusals_are_transformers5s(family: str, case: str, con
             observed = f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
     found = transformers5.refusal(config) if family == "llama" else transformers5.family_refusal(config, FAMILIES[family])
     assert (found[0] if found and found[0].startswith("StrictDataclassClassValidationError") else None) == observed
+
+
+def _layer_type_cases() -> list[tuple[str, str, dict]]:
+    """Each family's tiny config with layer types the class renames, takes or refuses."""
+    from cfglint.compat import BASE
+    from tests.families import BASES
+
+    out = []
+    for family in ["llama", *FAMILIES]:
+        base = copy.deepcopy(BASE if family == "llama" else BASES[family])
+        n = base.get("num_hidden_layers", transformers5_fields.DEFAULTS[family].get("num_hidden_layers"))
+        full = ["full_attention"] * n
+        cases = {
+            "empty": {"layer_types": []}, "short": {"layer_types": full[1:]}, "unknown": {"layer_types": ["x"] * n},
+            "legacy": {"layer_types": ["attention"] * n}, "sliding": {"layer_types": ["sliding_attention"] * n},
+            "null": {"layer_types": None}, "string": {"layer_types": "ab"}, "number": {"layer_types": 5},
+            "object": {"layer_types": {"full_attention": 1}}, "nested": {"layer_types": [full[:1]] * n},
+            "mlp-unknown": {"layer_types": full, "mlp_layer_types": ["x"] * n}, "mlp-short": {"layer_types": full, "mlp_layer_types": ["dense"]},
+            "mlp-number": {"layer_types": full, "mlp_layer_types": 5}, "mlp-alone": {"mlp_layer_types": ["x"]},
+            "mlp-dense": {"layer_types": full, "mlp_layer_types": ["dense"] * n}, "mtp-number": {"mtp_layer_types": 5},
+            "legacy-short": {"layer_types": ["attention"]}, "layers-differ": {"layer_types": full, "num_hidden_layers": n + 1},
+        }
+        out += [(family, name, dict(copy.deepcopy(base), **extra)) for name, extra in cases.items()]
+    return out
+
+
+@pytest.mark.parametrize(("family", "case", "config"), _layer_type_cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_layer_type_refusals_are_transformers5s(family: str, case: str, config: dict) -> None:  # noqa: ARG001  (in the test id)
+    """PreTrainedConfig.__post_init__'s renaming of legacy layer types and validate_layer_type, as the
+    installed classes apply them: cfglint refuses exactly where the class does, in its words."""
+    from transformers import CONFIG_MAPPING
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            CONFIG_MAPPING[family].from_dict(copy.deepcopy(config))
+            observed = None
+        except Exception as err:  # noqa: BLE001  (any refusal, in its own words)
+            observed = f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
+    found = transformers5.refusal(config) if family == "llama" else transformers5.family_refusal(config, FAMILIES[family])
+    assert (found[0] if found else None) == observed
 
 
 def test_a_rope_type_of_another_json_type_is_refused_when_the_model_is_built() -> None:

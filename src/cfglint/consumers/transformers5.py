@@ -15,7 +15,7 @@ from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE, given_parameter
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
-from cfglint.knowledge.transformers5_fields import FIELDS
+from cfglint.knowledge.transformers5_fields import ATTENTION_LAYER_TYPES, FIELDS, LEGACY_LAYER_TYPES, MLP_LAYER_TYPES
 from cfglint.knowledge.strict_types import INTERVALS, class_typed, class_validation, field_annotations, strict_message, strict_refusal
 
 
@@ -67,19 +67,64 @@ def _not_a_multiple(hidden: object, heads: object) -> str | None:
     return None
 
 
+def _renamed_layer_types(data: dict) -> dict[str, list] | tuple[str, str]:
+    """PreTrainedConfig.__post_init__'s renaming of legacy names in `layer_types` and `mtp_layer_types`
+    (remap_legacy_layer_types), each that is not null: the lists it keeps, or (message, pointer) where it
+    cannot iterate one (a number, or an entry that is a list or an object), which stops it unwrapped."""
+    renamed = {}
+    for key in ("layer_types", "mtp_layer_types"):
+        given = data.get(key)
+        if given is not None:
+            try:
+                renamed[key] = [LEGACY_LAYER_TYPES.get(t, t) for t in given]
+            except TypeError as exc:
+                return f"TypeError: {exc}", "/" + key
+    return renamed
+
+
+def renaming_refusal(data: dict) -> tuple[str, str] | None:
+    renamed = _renamed_layer_types(data)
+    return renamed if isinstance(renamed, tuple) else None
+
+
+def layer_types_refusal(data: dict, family: str) -> tuple[str, str] | None:
+    """validate_layer_type (after validate_architecture: the validators run in name order): each of
+    layer_types' entries, then mlp_layer_types', among the known types, and as many as num_hidden_layers;
+    it stops at the first list that is null, so mlp_layer_types goes unchecked beside a null layer_types.
+    A class that declares layer_types fills a null one in itself, one known type a layer."""
+    renamed = _renamed_layer_types(data)
+    if isinstance(renamed, tuple) or ("layer_types" not in renamed and "layer_types" not in field_annotations(family)):
+        return None
+    layers = data.get("num_hidden_layers", FIELD_DEFAULTS[family].get("num_hidden_layers"))
+    for key, allowed, given in (("layer_types", ATTENTION_LAYER_TYPES, renamed.get("layer_types")),
+                                ("mlp_layer_types", MLP_LAYER_TYPES, data.get("mlp_layer_types"))):
+        if key == "layer_types" and given is None:
+            continue  # filled in by the class
+        if given is None:
+            return None
+        try:
+            if not all(entry in allowed for entry in given):
+                return class_validation("validate_layer_type", f"ValueError: The `{key}` entries must be in {allowed} but got {given}"), "/" + key
+            if layers is not None and layers != len(given):
+                return class_validation("validate_layer_type", f"ValueError: `num_hidden_layers` ({layers}) must be equal to the number of `{key}` ({len(given)})"), "/" + key
+        except TypeError as exc:
+            return class_validation("validate_layer_type", f"TypeError: {exc}"), "/" + key
+    return None
+
+
 def refusal(data: dict) -> tuple[str, str] | None:
     """(message, pointer) of the first check transformers 5 fails, or None."""
     key = strict_refusal(data, class_typed("llama"))
     if key is not None:
         return strict_message(key, data[key], field_annotations("llama")[key], INTERVALS.get("llama", {}).get(key)), "/" + key
-    legacy = legacy_scaling_refusal(data, "llama")
+    legacy = legacy_scaling_refusal(data, "llama") or renaming_refusal(data)
     if legacy:
         return legacy
     defaults = FIELD_DEFAULTS["llama"]
     refused = _not_a_multiple(data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"]))
     if refused:
         return refused, "/num_attention_heads"
-    return rope_refusal(data, "llama") or odd_rotary_dimension(data, "llama")
+    return layer_types_refusal(data, "llama") or rope_refusal(data, "llama") or odd_rotary_dimension(data, "llama")
 
 
 class Transformers5(Consumer):
@@ -131,7 +176,7 @@ def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] =
     key = strict_refusal(data, class_typed(entry.family))
     if key is not None:
         return strict_message(key, data[key], field_annotations(entry.family)[key], INTERVALS.get(entry.family, {}).get(key)), "/" + key
-    legacy = legacy_scaling_refusal(data, entry.family)
+    legacy = legacy_scaling_refusal(data, entry.family) or renaming_refusal(data)
     if legacy:
         return legacy
     defaults = FIELD_DEFAULTS[entry.family]
@@ -139,7 +184,8 @@ def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] =
     refused = _not_a_multiple(hidden, heads) if entry.family in _VALIDATES_HEADS else None
     if refused:
         return refused, "/num_attention_heads"
-    return rope_refusal(data, entry.family, layer_types) or odd_rotary_dimension(data, entry.family)
+    return (layer_types_refusal(data, entry.family) or rope_refusal(data, entry.family, layer_types)
+            or odd_rotary_dimension(data, entry.family))
 
 
 def config_refusal(data: dict, intent: Intent, family: str) -> tuple[str, str] | None:

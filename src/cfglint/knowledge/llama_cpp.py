@@ -96,6 +96,12 @@ EXPERT_COUNT_KEY = {
 # written. GptOssModel's experts come fused.
 MERGES_EXPERTS = frozenset(EXPERT_COUNT_KEY) - {"gpt_oss"}
 
+# What set_gguf_parameters iterates once the base's values are added, (key, when the file has this key
+# too): Olmo2Model (olmo.py:57-62) makes the window's per-layer pattern from `t == "sliding_attention" for t
+# in hparams["layer_types"]` once the file has a sliding_window, null or not; a null, a number or a
+# boolean there stops it ("object is not iterable"), before the vocabulary.
+ITERATED = {"olmo2": (("layer_types", "sliding_window"),)}
+
 # TextModel.__init__'s RoPE lookups (conversion/base.py:1361-1364), each find_hparam(keys, optional=True):
 # the first key present wins, null or not.
 THETA_KEYS = ("global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta", "rotary_emb_base")

@@ -15,8 +15,8 @@ from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.knowledge.expr import compile_expression
 from cfglint.knowledge.llama_cpp import (
-    ALWAYS_ADDED, ARCH_OF_FAMILY, COUNTS, EXPERT_COUNT_KEY, FLOAT32, GIVEN, LOWERS_ROPE_TYPE, MERGES_EXPERTS, PERMUTES_Q_K, PRESENT,
-    ROPE_DIMS_FIRST, UINT32, UNNAMED, WRITES,
+    ALWAYS_ADDED, ARCH_OF_FAMILY, COUNTS, EXPERT_COUNT_KEY, FLOAT32, GIVEN, ITERATED, LOWERS_ROPE_TYPE, MERGES_EXPERTS, PERMUTES_Q_K,
+    PRESENT, ROPE_DIMS_FIRST, UINT32, UNNAMED, WRITES,
 )
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.readers.values import IMPLIED, defaults, fill
@@ -50,9 +50,10 @@ def _added_keys(family: str) -> frozenset[str]:
 
 
 def consulted(family: str) -> frozenset[str]:
-    """The hparams the converter's own refusals consult beyond an entry's fields: what it writes and the
-    experts' count it merges by."""
-    return _added_keys(family) | ({EXPERT_COUNT_KEY[family]} if family in EXPERT_COUNT_KEY else set())
+    """The hparams the converter's own refusals consult beyond an entry's fields: what it writes, the
+    experts' count it merges by and what it iterates."""
+    iterated = {key for pair in ITERATED.get(family, ()) for key in pair}
+    return _added_keys(family) | ({EXPERT_COUNT_KEY[family]} if family in EXPERT_COUNT_KEY else set()) | iterated
 
 
 def read(entry: Entry, doc: Document, intent: Any) -> View:
@@ -394,17 +395,29 @@ def conversion_refusal(family: str, data: dict, defaults: Mapping[str, Any], int
     __init__'s RoPE lookups; then, as it prepares the tensors (ModelBase.write: before set_gguf_parameters),
     the RoPE type lowered in generate_extra_tensors (Llama's, Phi-3's), the experts' merging and Llama's
     permutation of q/k; then set_gguf_parameters: Phi-3's RoPE dimensions, the head counts' adding, the
-    RoPE type the others lower there (UNNAMED), the experts' counts' adding, Llama's RoPE dimensions. The
-    hparams are the file's keys over `defaults`."""
+    RoPE type the others lower there (UNNAMED), the experts' counts' adding, Llama's RoPE dimensions, and
+    what the family iterates after them. The hparams are the file's keys over `defaults`."""
     broken = raw_rope_refusal(family, data, intent, config_loads)
     if broken:
         return broken
     if LOWERS_ROPE_TYPE.get(family) == UNNAMED:
         return (experts_refusal(family, data, defaults) or adding_refusal(family, data, defaults, after_rope=False)
-                or rope_type_refusal(family, data, intent, config_loads) or adding_refusal(family, data, defaults, after_rope=True))
+                or rope_type_refusal(family, data, intent, config_loads) or adding_refusal(family, data, defaults, after_rope=True)
+                or iterating_refusal(family, data))
     return (rope_type_refusal(family, data, intent, config_loads) or experts_refusal(family, data, defaults)
             or _arithmetic_refusal(family, data, defaults, first=True) or adding_refusal(family, data, defaults, after_rope=False)
-            or adding_refusal(family, data, defaults, after_rope=True) or _arithmetic_refusal(family, data, defaults, first=False))
+            or adding_refusal(family, data, defaults, after_rope=True) or _arithmetic_refusal(family, data, defaults, first=False)
+            or iterating_refusal(family, data))
+
+
+def iterating_refusal(family: str, data: dict) -> Failure | None:
+    """Python's refusal to iterate what the converter reads as a list (knowledge.llama_cpp.ITERATED)."""
+    for key, beside in ITERATED.get(family, ()):
+        if key in data and beside in data:
+            refused = _python_refusal(lambda key=key: iter(data[key]), key)
+            if refused:
+                return refused
+    return None
 
 
 def experts_refusal(family: str, data: dict, defaults: Mapping[str, Any]) -> Failure | None:
