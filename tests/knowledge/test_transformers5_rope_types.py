@@ -39,6 +39,15 @@ PARAMETERS = {
     "llama3": {"rope_type": "llama3", "factor": 2.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
     "proportional": {"rope_type": "proportional"},
 }
+# YaRN's correction range is Python arithmetic on the theta, the original context and the betas, when the
+# model is built: (name, theta, the parameters' other numbers)
+YARN_NUMBERS = {
+    "yarn-theta-one": (1, {}), "yarn-theta-one-float": (1.0, {}), "yarn-theta-true": (True, {}), "yarn-theta-zero": (0, {}),
+    "yarn-theta-negative": (-1.0, {}), "yarn-theta-half": (0.5, {}), "yarn-context-zero": (10000.0, {"original_max_position_embeddings": 0}),
+    "yarn-beta-negative": (10000.0, {"beta_fast": -1.0}), "yarn-untruncated-theta-one": (1, {"truncate": False}),
+    "yarn-context-float-zero": (10000.0, {"original_max_position_embeddings": 0.0}), "yarn-context-string": (10000.0, {"original_max_position_embeddings": "x"}),
+    "yarn-beta-string": (10000.0, {"beta_fast": "x"}), "yarn-betas-lists": (10000.0, {"beta_fast": [1], "beta_slow": [2]}),
+}
 # rope_parameters with keys named after layer types, which a class declaring layer_types reads per layer type
 # (the theta is the top-level rope_theta, given beside them).
 LAYER_TYPE_KEYS = {
@@ -67,6 +76,10 @@ def _cases() -> list[tuple[str, str, dict]]:
         for name, params in PARAMETERS.items():
             out.append((family, f"{name}-transformers-4", dict(base, rope_theta=theta, rope_scaling=dict(params))))
             out.append((family, f"{name}-transformers-5", dict(base, rope_parameters={**params, "rope_theta": theta})))
+        for name, (number, extra) in YARN_NUMBERS.items():
+            params = {"rope_type": "yarn", "factor": 2.0, **extra}
+            out.append((family, f"{name}-transformers-4", dict(base, rope_theta=number, rope_scaling=dict(params))))
+            out.append((family, f"{name}-transformers-5", dict(base, rope_parameters={**params, "rope_theta": number})))
         for name, params in LAYER_TYPE_KEYS.items():
             out.append((family, name, dict(base, rope_theta=theta, rope_parameters=params)))
     return [(family, case, copy.deepcopy(config)) for family, case, config in out]  # no dict shared between cases

@@ -172,8 +172,29 @@ def rope_refusal(data: dict, family: str, layer_type_keys: list[str] | tuple[str
             return f"KeyError: \"Missing required keys in `rope_parameters` for 'rope_type'='{kind}': {set_text(missing)}\"", at or "/rope_parameters"
         if head_dim is None and _HEAD_DIM_AS_IS.get(kind) == "validation":
             return class_validation("validate_rope", _NONE_TIMES_FLOAT), "/head_dim" if "head_dim" in data else at or "/rope_parameters"
+        refused = _yarn_validation_refusal(data, family, params, at or "/rope_parameters") if kind == "yarn" else None
+        if refused:
+            return refused
     if family == "phi3":
         return _phi3_refusal(data)
+    return None
+
+
+def _yarn_validation_refusal(data: dict, family: str, params: dict, at: str) -> tuple[str, str] | None:
+    """_validate_yarn_rope_parameters' arithmetic (the rest only warns): the betas compared, `beta_fast or 32`
+    with `beta_slow or 1`; then the context over the original one, whose 0 raises a ZeroDivisionError the
+    class does not wrap."""
+    try:
+        (params.get("beta_fast") or 32) < (params.get("beta_slow") or 1)  # noqa: B015  (whether Python can compare them)
+    except TypeError as err:
+        return class_validation("validate_rope", f"TypeError: {err}"), f"{at}/beta_fast"
+    context = data.get("max_position_embeddings", FIELD_DEFAULTS[family].get("max_position_embeddings"))
+    try:
+        context / params["original_max_position_embeddings"]
+    except ZeroDivisionError as err:
+        return f"ZeroDivisionError: {err}", f"{at}/original_max_position_embeddings"
+    except TypeError as err:
+        return class_validation("validate_rope", f"TypeError: {err}"), f"{at}/original_max_position_embeddings"
     return None
 
 
@@ -267,4 +288,41 @@ def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
             if frequencies is not None and len(short) not in (1, frequencies):
                 message = f"RuntimeError: The size of tensor a ({len(short)}) must match the size of tensor b ({frequencies}) at non-singleton dimension 0"
                 return message, f"{at or '/rope_parameters'}/short_factor"
+        if kind == "yarn" and width is not None:
+            refused = _yarn_range_refusal(data, family, params, at, width)
+            if refused:
+                return refused
+    return None
+
+
+def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim: int) -> tuple[str, str] | None:
+    """_compute_yarn_parameters' correction range, in Python floats before any tensor: each beta's
+    `dim * log(original_context / (beta * 2 * pi)) / (2 * log(theta))` fails for a theta of 1 (true
+    included: ZeroDivisionError), a theta or a context/beta ratio of 0 or less (math domain error), and
+    math.floor of what is then no finite number. The class checks none of it."""
+    import math
+
+    from cfglint.readers.converter import class_theta
+
+    theta_at = f"{at}/rope_theta" if "rope_theta" in params else "/rope_theta"
+    base = params["rope_theta"] if "rope_theta" in params else data.get("rope_theta", class_theta(family))
+    partial = params.get("partial_rotary_factor", 1.0)
+    context = params.get("original_max_position_embeddings")
+    if not all(isinstance(v, (int, float)) for v in (base, partial, context)):
+        return None  # the class refuses another type, or the ramp's tensors do
+    dim = int(head_dim * partial)
+    betas: tuple[tuple[str, Any], ...] = (("beta_fast", params.get("beta_fast") or 32), ("beta_slow", params.get("beta_slow") or 1))
+    for name, beta in betas:
+        number = isinstance(beta, (int, float)) and beta > 0
+        try:
+            rotations = dim * math.log(context / (beta * 2 * math.pi))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError) as err:
+            where = "original_max_position_embeddings" if number else name
+            return f"{type(err).__name__}: {err}", f"{at or '/rope_parameters'}/{where}"
+        try:
+            found = rotations / (2 * math.log(base))
+            if params.get("truncate", True):
+                math.floor(found)
+        except (ValueError, ZeroDivisionError, OverflowError) as err:
+            return f"{type(err).__name__}: {err}", theta_at
     return None

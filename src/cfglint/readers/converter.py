@@ -241,13 +241,13 @@ def standardise(params: dict, data: dict, family: str) -> dict:
     (modeling_rope_utils.py) fill it: the type, the top-level rope_theta or the class's, the original context."""
     chosen = dict(params)
     chosen.setdefault("rope_type", chosen.get("type", "default"))
-    chosen.setdefault("rope_theta", data["rope_theta"] if "rope_theta" in data else _class_theta(family))
+    chosen.setdefault("rope_theta", data["rope_theta"] if "rope_theta" in data else class_theta(family))
     if chosen["rope_type"] in ("llama3", "yarn", "longrope"):
         chosen.setdefault("original_max_position_embeddings", data.get("max_position_embeddings", FIELD_DEFAULTS[family].get("max_position_embeddings")))
     return chosen
 
 
-def _class_theta(family: str) -> Any:
+def class_theta(family: str) -> Any:
     """`getattr(config, "rope_theta", config.default_theta)`: the class's field, else 10000."""
     from cfglint.intent import DEFAULT_THETA
 
