@@ -53,6 +53,14 @@ HEAD_DIMS = {
 }
 
 THETAS = {"null": None, "string": "x", "list": [1]}
+# YaRN's arithmetic on its numbers: the validator compares the betas and divides the context by the original
+# one; the init function takes logarithms of the theta and of the context over each beta (the correction range)
+YARN_NUMBERS = {
+    "yarn-theta-one": (1, {}), "yarn-theta-true": (True, {}), "yarn-theta-zero": (0, {}), "yarn-theta-negative": (-1.0, {}),
+    "yarn-untruncated-theta-one": (1, {"truncate": False}), "yarn-context-zero": (10000.0, {"original_max_position_embeddings": 0}),
+    "yarn-beta-string": (10000.0, {"beta_fast": "x"}), "yarn-betas-lists": (10000.0, {"beta_fast": [1], "beta_slow": [2]}),
+    "yarn-beta-negative": (10000.0, {"beta_fast": -1.0}),
+}
 
 
 def _cases() -> dict[str, dict]:
@@ -71,6 +79,8 @@ def _cases() -> dict[str, dict]:
         # a base of another JSON type than a number: every init function raises it to a tensor
         for name, theta in THETAS.items():
             out[f"{family}-theta-{name}"] = dict(copy.deepcopy(base), rope_theta=theta)
+        for name, (theta, extra) in YARN_NUMBERS.items():
+            out[f"{family}-{name}"] = dict(copy.deepcopy(base), rope_theta=theta, rope_scaling={"rope_type": "yarn", "factor": 2.0, **extra})
     return out
 
 

@@ -5,8 +5,10 @@ modeling_rope_utils.py (`rope_config_validation`). Missing keys take Llama-2-7B 
 layers...), `rope_theta` defaults to 10000, a legacy `type` in rope_scaling is copied to `rope_type`, and the
 per-type validators raise KeyError for missing required keys. `rope_parameters` is kept as an inert attribute.
 4.57's YaRN reads `truncate` as transformers 5 does (default true; modeling_rope_utils.py:359): the dict is
-kept as written. Building the model can still refuse what the config class took (rotary_refusal): every
-family's RotaryEmbedding looks the type up in ROPE_INIT_FUNCTIONS, and its init function indexes its own keys.
+kept as written; its validator compares the betas and divides the context by a given original one.
+Building the model can still refuse what the config class took (rotary_refusal): every family's
+RotaryEmbedding looks the type up in ROPE_INIT_FUNCTIONS, its init function indexes its own keys, and YaRN's
+takes the logarithms of its correction range.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from cfglint.knowledge.entry import Entry
 from cfglint.knowledge.transformers4 import ROPE_REQUIRED as REQUIRED
 
 
-def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | None, str | None]:
+def scaling_as_read(scaling: Any, max_position_embeddings: Any, family: str = "llama") -> tuple[dict | None, str | None]:
     """(the scaling the modeling code runs, or None; the error when the config class refuses it) for a class
     that copies a legacy `type` over rope_type and then runs rope_config_validation (TYPE_COPIED)."""
     if scaling is None:
@@ -32,6 +34,12 @@ def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | 
     scaling = dict(scaling)
     if "type" in scaling:
         scaling["rope_type"] = scaling["type"]  # __init__ copies the legacy key over rope_type
+    for key in known.FLOATED.get(family, ()):
+        if key in scaling:
+            try:
+                scaling[key] = float(scaling[key])
+            except (TypeError, ValueError) as err:
+                return None, f"{type(err).__name__}: {err}"
     kind = scaling.get("rope_type", "default")
     if isinstance(kind, (dict, list)):
         # rope_config_validation looks the type up in a dict of validators: Python refuses the key.
@@ -42,10 +50,27 @@ def scaling_as_read(scaling: Any, max_position_embeddings: Any) -> tuple[dict | 
         return None, f"KeyError: \"Missing required keys in `rope_scaling` for 'rope_type'='{named}': {set_text(missing)}\""
     if kind == "default":
         return None, None
+    if kind == "yarn":
+        refused = _yarn_validation_error(scaling, max_position_embeddings)
+        if refused:
+            return None, refused
     out = {k: v for k, v in scaling.items() if k not in ("type", "rope_type", "rope_theta")}
     if kind in ("yarn", "longrope") and "original_max_position_embeddings" not in out:
         out["original_max_position_embeddings"] = max_position_embeddings
     return {"rope_type": kind, **out}, None
+
+
+def _yarn_validation_error(scaling: dict, max_position_embeddings: Any) -> str | None:
+    """_validate_yarn_parameters' arithmetic (the rest only warns): the betas compared, `beta_fast or 32`
+    with `beta_slow or 1`, then the context over a given original one."""
+    original = scaling.get("original_max_position_embeddings")
+    try:
+        (scaling.get("beta_fast") or 32) < (scaling.get("beta_slow") or 1)  # noqa: B015  (whether Python can compare them)
+        if original is not None:
+            max_position_embeddings / original
+    except (TypeError, ZeroDivisionError) as err:
+        return f"{type(err).__name__}: {err}"
+    return None
 
 
 def _not_a_dict(scaling: Any) -> str:
@@ -97,7 +122,33 @@ def rotary_refusal(data: dict, family: str, head_dim_default: Any = NO_ARGUMENT)
             except OverflowError as err:
                 return f"OverflowError: {err}", at
     missing = next((key for key in known.ROPE_INIT_KEYS[kind] if key not in scaling), None)
-    return (f"KeyError: {missing!r}", "/rope_scaling") if missing else _base_refusal(data, family)
+    if missing:
+        return f"KeyError: {missing!r}", "/rope_scaling"
+    return _base_refusal(data, family) or (_yarn_range_refusal(data, family, scaling, head_dim_default) if kind == "yarn" else None)
+
+
+def _yarn_range_refusal(data: dict, family: str, scaling: dict, head_dim_default: Any) -> tuple[str, str] | None:
+    """_compute_yarn_parameters' correction range (yarn_range_error) on config.rope_theta, the head_dim
+    attribute (or hidden // heads) times the partial factor, and the original context or the context."""
+    from cfglint import knowledge
+    from cfglint.consumers.transformers5_rope import yarn_range_error
+
+    entry = knowledge.entry("transformers-4", family)
+    defaults = {k: f.default for k, f in entry.fields.items()} if entry is not None else LLAMA_DEFAULTS
+    base = data.get("rope_theta", defaults.get("rope_theta", 10000.0))
+    head_dim = _head_dim_attribute(data, family, head_dim_default)
+    if head_dim == 0:  # getattr's fallback
+        hidden, heads = (data.get(k, defaults.get(k)) for k in ("hidden_size", "num_attention_heads"))
+        head_dim = hidden // heads if _number(hidden) and _number(heads) and heads else None
+    partial = data.get("partial_rotary_factor", 1.0)
+    context = scaling.get("original_max_position_embeddings") or data.get("max_position_embeddings", defaults.get("max_position_embeddings"))
+    if not all(_number(v) for v in (base, head_dim, partial, context)):
+        return None
+    refused = yarn_range_error(int(head_dim * partial), base, context, scaling)
+    if refused is None:
+        return None
+    message, key = refused
+    return message, "/rope_theta" if key == "rope_theta" else f"/rope_scaling/{key}"
 
 
 def _base_refusal(data: dict, family: str) -> tuple[str, str] | None:

@@ -296,33 +296,41 @@ def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
 
 
 def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim: int) -> tuple[str, str] | None:
-    """_compute_yarn_parameters' correction range, in Python floats before any tensor: each beta's
-    `dim * log(original_context / (beta * 2 * pi)) / (2 * log(theta))` fails for a theta of 1 (true
-    included: ZeroDivisionError), a theta or a context/beta ratio of 0 or less (math domain error), and
-    math.floor of what is then no finite number. The class checks none of it."""
-    import math
-
+    """_compute_yarn_parameters' correction range (yarn_range_error) on the parameters the class keeps."""
     from cfglint.readers.converter import class_theta
 
-    theta_at = f"{at}/rope_theta" if "rope_theta" in params else "/rope_theta"
     base = params["rope_theta"] if "rope_theta" in params else data.get("rope_theta", class_theta(family))
     partial = params.get("partial_rotary_factor", 1.0)
     context = params.get("original_max_position_embeddings")
     if not all(isinstance(v, (int, float)) for v in (base, partial, context)):
         return None  # the class refuses another type, or the ramp's tensors do
-    dim = int(head_dim * partial)
+    refused = yarn_range_error(int(head_dim * partial), base, context, params)
+    if refused is None:
+        return None
+    message, key = refused
+    where = (f"{at}/rope_theta" if "rope_theta" in params else "/rope_theta") if key == "rope_theta" else f"{at or '/rope_parameters'}/{key}"
+    return message, where
+
+
+def yarn_range_error(dim: int, base: Any, context: Any, params: dict) -> tuple[str, str] | None:
+    """What YaRN's correction range raises in Python floats, before any tensor (modeling_rope_utils.py,
+    transformers 4.57 and 5 alike): for each beta, `dim * log(context / (beta * 2 * pi)) / (2 * log(base))`,
+    floored unless `truncate` is false. A base of 1 (true included) divides by zero; a base or a
+    context/beta ratio of 0 or less is a math domain error; a list for a beta cannot be multiplied by pi.
+    (message, the key to blame) or None."""
+    import math
+
     betas: tuple[tuple[str, Any], ...] = (("beta_fast", params.get("beta_fast") or 32), ("beta_slow", params.get("beta_slow") or 1))
     for name, beta in betas:
-        number = isinstance(beta, (int, float)) and beta > 0
         try:
             rotations = dim * math.log(context / (beta * 2 * math.pi))
         except (TypeError, ValueError, ZeroDivisionError, OverflowError) as err:
-            where = "original_max_position_embeddings" if number else name
-            return f"{type(err).__name__}: {err}", f"{at or '/rope_parameters'}/{where}"
+            blamed = "original_max_position_embeddings" if isinstance(beta, (int, float)) and beta > 0 else name
+            return f"{type(err).__name__}: {err}", blamed
         try:
             found = rotations / (2 * math.log(base))
             if params.get("truncate", True):
                 math.floor(found)
         except (ValueError, ZeroDivisionError, OverflowError) as err:
-            return f"{type(err).__name__}: {err}", theta_at
+            return f"{type(err).__name__}: {err}", "rope_theta"
     return None

@@ -50,6 +50,9 @@ ROPE_HEAD_DIM_AS_IS = frozenset({"dynamic", "yarn", "longrope"})
 # Phi3Config renames a type "su" or "yarn" to "longrope" instead (_rope_scaling_adjustment).
 TYPE_COPIED = frozenset({"llama", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "deepseek_v2", "deepseek_v3", "gpt_oss"})
 TYPE_RENAMED = {"phi3": {"su": "longrope", "yarn": "longrope"}}
+# DeepseekV3Config.__init__ makes floats of these rope_scaling keys before validating
+# (configuration_deepseek_v3.py:237-240 @ v4.57.6): float() refuses what is no number or numeric string.
+FLOATED = {"deepseek_v3": ("beta_fast", "beta_slow", "factor")}
 # The head_dim attribute, where a class does not keep its argument or the file's key as given (null included;
 # configuration_<family>.py @ v4.57.6): LlamaConfig and GptOssConfig replace None with hidden // heads; the
 # DeepSeek classes set qk_rope_head_dim, V2 after PretrainedConfig.__init__ has applied the file's keys, V3

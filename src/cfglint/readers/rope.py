@@ -23,12 +23,12 @@ def _theta(env: dict, present: set[str]) -> tuple[Any, str]:
     return env.get("rope_theta"), "/rope_theta" if "rope_theta" in present else DEFAULT
 
 
-def _scaling(runtime: str, env: dict, present: set[str]) -> tuple[dict | None, str] | Failure:
+def _scaling(runtime: str, env: dict, present: set[str], family: str = "llama") -> tuple[dict | None, str] | Failure:
     scaling = env.get("rope_scaling")
     if runtime == "transformers-4":
         from cfglint.consumers.transformers4 import scaling_as_read
 
-        parsed, error = scaling_as_read(scaling, env.get("max_position_embeddings"))
+        parsed, error = scaling_as_read(scaling, env.get("max_position_embeddings"), family)
         if error:
             return Failure(error, "/rope_scaling", "missing")
     elif runtime == "mlx-lm":
@@ -47,7 +47,7 @@ def read_rope(entry: Any, env: dict, present: set[str], data: dict, intent: Any)
     if kind == "plain":
         return {"rope_theta": _theta(env, present), "rope_scaling": (None, DEFAULT)}
     if kind in ("scaling", "nested-first"):
-        scaling = _scaling(entry.runtime, env, present)
+        scaling = _scaling(entry.runtime, env, present, entry.family)
         if isinstance(scaling, Failure):
             return scaling
         theta = _theta(env, present)
