@@ -152,9 +152,9 @@ def _as_the_runtime_reads(view: View, family: str) -> View:
 def _stops_the_vocabulary(refusal: str, family: str, doc: Document) -> bool:
     """What transformers 5's config class refuses stops the converter where its vocabulary step loads the
     config through AutoTokenizer, which passes over a ValueError or OSError only (the strict dataclass's
-    refusals are neither, nor are validate_rope's KeyError and Gemma 3's TypeError of dict.update): the
-    raw-JSON fallback of load_hparams does not cover that."""
-    if not refusal.startswith(("StrictDataclass", "KeyError", "TypeError")):
+    refusals are neither, nor are validate_rope's KeyError and ZeroDivisionError, Gemma 3's TypeError of
+    dict.update): the raw-JSON fallback of load_hparams does not cover that."""
+    if refusal.startswith(("ValueError", "OSError")):
         return False
     from cfglint.readers.converter import vocab_reads_config
 

@@ -136,6 +136,8 @@ class MlxLm(Consumer):
             failure = scaling_failure(error)
         if failure is None and data.get("layer_types") is not None:
             failure = _layers_failure(data["layer_types"], data["num_hidden_layers"])
+        if failure is None:  # load builds the model, then the tokenizer
+            failure = yarn_refusal(scaling, data.get("rope_theta", 10000.0), "/rope_theta", "/rope_scaling")
         if failure is None:
             from cfglint.consumers.transformers5 import refusal
 
@@ -168,10 +170,35 @@ class MlxLm(Consumer):
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         view = super().read_family(doc, intent, entry)
-        if view.failure is None:
+        if view.failure is None:  # load builds the model, then the tokenizer
+            values, sources = view.values, view.sources
+            built = yarn_refusal(values.get("rope_scaling"), values.get("rope_theta"), sources.get("rope_theta", ""), sources.get("rope_scaling", ""))
+            if built:
+                return view.fail(built)
             from cfglint.consumers.transformers5 import config_refusal
 
             refused = config_refusal(doc.data, intent, entry.family)
             if refused:
                 view.fail(Failure(refused[0] + TOKENIZER_READS_IT, refused[1], "validation"))
         return view
+
+
+def yarn_refusal(scaling: Any, base: Any, theta_at: str, scaling_at: str) -> Failure | None:
+    """YarnRoPE.__init__'s correction range (rope_utils.py:142-153 @ 0.32.2), always floored and ceiled, on
+    the theta, the original context (4096 where the file gives none) and the betas as given (32 and 1 where
+    absent: a null or a 0 is used as it is); the scaling as scaling_as_built keeps it."""
+    from cfglint.consumers.transformers5_rope import yarn_range_error
+
+    if not isinstance(scaling, dict) or scaling.get("rope_type") != "yarn":
+        return None
+    context = scaling.get("original_max_position_embeddings", 4096)
+    if not all(isinstance(v, (int, float)) for v in (base, context)):
+        return None
+    betas = ("beta_fast", scaling.get("beta_fast", 32)), ("beta_slow", scaling.get("beta_slow", 1))
+    refused = yarn_range_error(1, base, context, betas)
+    if refused is None:
+        return None
+    message, key = refused
+    if key == "rope_theta":
+        return Failure(message, theta_at if theta_at.startswith("/") else "/rope_theta", "validation")
+    return Failure(message, f"{scaling_at if scaling_at.startswith('/') else '/rope_scaling'}/{key}", "validation")

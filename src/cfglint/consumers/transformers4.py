@@ -131,7 +131,7 @@ def _yarn_range_refusal(data: dict, family: str, scaling: dict, head_dim_default
     """_compute_yarn_parameters' correction range (yarn_range_error) on config.rope_theta, the head_dim
     attribute (or hidden // heads) times the partial factor, and the original context or the context."""
     from cfglint import knowledge
-    from cfglint.consumers.transformers5_rope import yarn_range_error
+    from cfglint.consumers.transformers5_rope import or_defaulted_betas, yarn_range_error
 
     entry = knowledge.entry("transformers-4", family)
     defaults = {k: f.default for k, f in entry.fields.items()} if entry is not None else LLAMA_DEFAULTS
@@ -144,7 +144,7 @@ def _yarn_range_refusal(data: dict, family: str, scaling: dict, head_dim_default
     context = scaling.get("original_max_position_embeddings") or data.get("max_position_embeddings", defaults.get("max_position_embeddings"))
     if not all(_number(v) for v in (base, head_dim, partial, context)):
         return None
-    refused = yarn_range_error(int(head_dim * partial), base, context, scaling)
+    refused = yarn_range_error(int(head_dim * partial), base, context, or_defaulted_betas(scaling), scaling.get("truncate", True))
     if refused is None:
         return None
     message, key = refused

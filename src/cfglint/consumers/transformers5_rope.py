@@ -304,7 +304,7 @@ def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim
     context = params.get("original_max_position_embeddings")
     if not all(isinstance(v, (int, float)) for v in (base, partial, context)):
         return None  # the class refuses another type, or the ramp's tensors do
-    refused = yarn_range_error(int(head_dim * partial), base, context, params)
+    refused = yarn_range_error(int(head_dim * partial), base, context, or_defaulted_betas(params), params.get("truncate", True))
     if refused is None:
         return None
     message, key = refused
@@ -312,15 +312,15 @@ def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim
     return message, where
 
 
-def yarn_range_error(dim: int, base: Any, context: Any, params: dict) -> tuple[str, str] | None:
-    """What YaRN's correction range raises in Python floats, before any tensor (modeling_rope_utils.py,
-    transformers 4.57 and 5 alike): for each beta, `dim * log(context / (beta * 2 * pi)) / (2 * log(base))`,
-    floored unless `truncate` is false. A base of 1 (true included) divides by zero; a base or a
-    context/beta ratio of 0 or less is a math domain error; a list for a beta cannot be multiplied by pi.
-    (message, the key to blame) or None."""
+def yarn_range_error(dim: int, base: Any, context: Any, betas: tuple[tuple[str, Any], ...], truncate: Any = True) -> tuple[str, str] | None:
+    """What YaRN's correction range raises in Python floats, before any tensor (transformers 4.57 and 5's
+    find_correction_range, mlx-lm's yarn_find_correction_range): for each (name, beta), `dim * log(context /
+    (beta * 2 * pi)) / (2 * log(base))`, floored when `truncate`. A base of 1 (true included) divides by
+    zero; a base or a context/beta ratio of 0 or less is a math domain error; a beta of 0 divides by zero,
+    a null or a list cannot be multiplied by pi. None of it depends on the rotated width, a positive whole
+    number. (message, the key to blame) or None."""
     import math
 
-    betas: tuple[tuple[str, Any], ...] = (("beta_fast", params.get("beta_fast") or 32), ("beta_slow", params.get("beta_slow") or 1))
     for name, beta in betas:
         try:
             rotations = dim * math.log(context / (beta * 2 * math.pi))
@@ -329,8 +329,13 @@ def yarn_range_error(dim: int, base: Any, context: Any, params: dict) -> tuple[s
             return f"{type(err).__name__}: {err}", blamed
         try:
             found = rotations / (2 * math.log(base))
-            if params.get("truncate", True):
+            if truncate:
                 math.floor(found)
         except (ValueError, ZeroDivisionError, OverflowError) as err:
             return f"{type(err).__name__}: {err}", "rope_theta"
     return None
+
+
+def or_defaulted_betas(params: dict) -> tuple[tuple[str, Any], ...]:
+    """transformers' betas: `beta_fast or 32`, `beta_slow or 1`."""
+    return ("beta_fast", params.get("beta_fast") or 32), ("beta_slow", params.get("beta_slow") or 1)

@@ -1,0 +1,74 @@
+"""YaRN's numbers as the Python runtimes compute with them, against the real ones: a theta of 1 or 0, a beta
+of 0 or null, an original context of 0, in the transformers 4 layout.
+
+mlx-lm's YarnRoPE takes the logarithms of its correction range when the model is built, before the
+tokenizer loads (a ZeroDivisionError, a math domain error, null times an int); a family whose mlx-lm module
+runs no YaRN loads, and then AutoTokenizer's transformers 5 refuses what it refuses (an original context of
+0 divides by zero in validate_rope). The llama.cpp converter's vocabulary step stops on that refusal too,
+where it loads the config through AutoTokenizer. Each checkpoint is built by transformers 5 without the
+RoPE keys, and config.json is then written as the case's.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.test_families import checkpoint_for, mismatches, predicted, probe_reports
+from tests.families import BASES
+
+FAMILIES = ("qwen2", "qwen3", "mistral", "mixtral", "gemma2", "deepseek_v3")
+# name -> (rope_theta, the YaRN parameters besides its type, factor and original context)
+NUMBERS = {
+    "theta-one": (1, {}), "theta-zero": (0, {}), "beta-zero": (10000.0, {"beta_fast": 0}),
+    "beta-null": (10000.0, {"beta_slow": None}), "context-zero": (10000.0, {"original_max_position_embeddings": 0}),
+}
+RUNTIMES = ("mlx-lm", "llama-cpp")
+
+
+def _cases() -> dict[str, dict]:
+    out = {}
+    for family in FAMILIES:
+        base = {k: v for k, v in copy.deepcopy(BASES[family]).items() if k != "rope_parameters"}
+        for name, (theta, extra) in NUMBERS.items():
+            scaling = {"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 64, **extra}
+            out[f"{family}-{name}"] = dict(copy.deepcopy(base), rope_theta=theta, rope_scaling=scaling)
+    return out
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("yarn-numbers")
+    return {case: checkpoint_for(config, root / case, built_without=("rope_scaling", "rope_theta")) for case, config in CASES.items()}
+
+
+@pytest.fixture(scope="module")
+def observed(checkpoints):
+    return probe_reports(checkpoints)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_runtime_does_what_cfglint_predicts(case, runtime, checkpoints, observed):
+    actual, view = observed(runtime)[case], predicted(checkpoints[case], runtime)
+    assert mismatches(view, actual) == [], (view.message, actual["message"])
+    if actual["outcome"] != "loads":
+        theirs = actual["message"].removesuffix("...")
+        assert view.message.startswith(theirs) or theirs.startswith(view.message), (view.message, theirs)
+
+
+def test_the_cases_reach_the_correction_range_and_the_validation(observed):
+    """mlx-lm really built YaRN here and failed in its arithmetic, and transformers 5's validation stopped
+    the ones that run no YaRN."""
+    mlx = observed("mlx-lm")
+    assert mlx["qwen2-theta-one"]["message"].startswith("ZeroDivisionError: float division by zero")
+    assert mlx["qwen2-context-zero"]["message"].startswith("ValueError: math domain error")
+    assert mlx["qwen2-beta-null"]["message"].startswith("TypeError: unsupported operand type(s) for *: 'NoneType'")
+    assert mlx["gemma2-theta-one"]["outcome"] == "loads"
+    assert mlx["gemma2-context-zero"]["message"].startswith("ZeroDivisionError: division by zero")
+    assert observed("llama-cpp")["qwen2-context-zero"]["message"].startswith("ZeroDivisionError: division by zero")
