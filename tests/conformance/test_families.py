@@ -178,6 +178,13 @@ def predicted(model_dir: Path, runtime: str):
     return ctx.views[runtime]
 
 
+def same_words(ours: str, theirs: str) -> bool:
+    """Whether cfglint's message says what the runtime's did: the probe cuts a long one short ("..."), and
+    cfglint may follow the runtime's words with where they come from."""
+    theirs = theirs.removesuffix("...")
+    return ours.startswith(theirs) or theirs.startswith(ours)
+
+
 def mismatches(view, actual: dict) -> list:
     """What differs between the prediction and the observation: the outcome, then each key both report."""
     if view.outcome != actual["outcome"]:
