@@ -5,7 +5,8 @@ mlx-lm's YarnRoPE takes the logarithms of its correction range when the model is
 tokenizer loads (a ZeroDivisionError, a math domain error, null times an int); a family whose mlx-lm module
 runs no YaRN loads, and then AutoTokenizer's transformers 5 refuses what it refuses (an original context of
 0 divides by zero in validate_rope). The llama.cpp converter's vocabulary step stops on that refusal too,
-where it loads the config through AutoTokenizer. Each checkpoint is built by transformers 5 without the
+where it loads the config through AutoTokenizer; its Phi-3 writes a scaling only from long factors, which a
+YaRN scaling has none of. Each checkpoint is built by transformers 5 without the
 RoPE keys, and config.json is then written as the case's.
 """
 
@@ -19,7 +20,7 @@ import pytest
 from tests.conformance.test_families import checkpoint_for, mismatches, predicted, probe_reports, same_words
 from tests.families import BASES
 
-FAMILIES = ("qwen2", "qwen3", "mistral", "mixtral", "gemma2", "deepseek_v3")
+FAMILIES = ("qwen2", "qwen3", "mistral", "mixtral", "gemma2", "deepseek_v3", "phi3")
 # name -> (rope_theta, the YaRN parameters besides its type, factor and original context)
 NUMBERS = {
     "theta-one": (1, {}), "theta-zero": (0, {}), "beta-zero": (10000.0, {"beta_fast": 0}),
@@ -71,3 +72,5 @@ def test_the_cases_reach_the_correction_range_and_the_validation(observed):
     assert mlx["gemma2-theta-one"]["outcome"] == "loads"
     assert mlx["gemma2-context-zero"]["message"].startswith("ZeroDivisionError: division by zero")
     assert observed("llama-cpp")["qwen2-context-zero"]["message"].startswith("ZeroDivisionError: division by zero")
+    phi3 = observed("llama-cpp")["phi3-theta-one"]["values"]
+    assert "rope_scaling" in phi3 and phi3["rope_scaling"] is None

@@ -15,8 +15,8 @@ from cfglint.document import Document
 from cfglint.knowledge.entry import REQUIRED, Entry
 from cfglint.knowledge.expr import compile_expression
 from cfglint.knowledge.llama_cpp import (
-    ALWAYS_ADDED, ARCH_OF_FAMILY, COUNTS, EXPERT_COUNT_KEY, FLOAT32, GIVEN, ITERATED, LOWERS_ROPE_TYPE, MERGES_EXPERTS, PERMUTES_Q_K,
-    PRESENT, ROPE_DIMS_FIRST, UINT32, UNNAMED, WRITES,
+    ALWAYS_ADDED, ARCH_OF_FAMILY, COUNTS, EXPERT_COUNT_KEY, FLOAT32, GIVEN, ITERATED, LONG_FACTORS, LOWERS_ROPE_TYPE, MERGES_EXPERTS,
+    PERMUTES_Q_K, PRESENT, ROPE_DIMS_FIRST, UINT32, UNNAMED, WRITES,
 )
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.readers.values import IMPLIED, defaults, fill
@@ -109,7 +109,6 @@ def rope_type_refusal(family: str, data: dict, intent: Any, config_loads: bool) 
     (knowledge.llama_cpp.LOWERS_ROPE_TYPE): str.lower() on another JSON type, and Phi-3's longrope types. The
     hparams' RoPE parameters are transformers 5's standardised ones, or the raw JSON's where AutoConfig
     refuses the file."""
-    from cfglint.knowledge.llama_cpp import LONG_FACTORS, LOWERS_ROPE_TYPE, UNNAMED
 
     lowers = LOWERS_ROPE_TYPE.get(family)
     if lowers is None:
@@ -296,6 +295,8 @@ def rope(entry: Entry, data: dict, intent: Any, none: bool = False) -> dict | Fa
 
 
 def _written(family: str, kind: Any, scaling: Any) -> bool:
+    if LOWERS_ROPE_TYPE.get(family) == LONG_FACTORS:  # Phi3MiniModel writes the factors it is given, or nothing
+        return bool(kind in WRITTEN and scaling.get("long_factor"))
     return (kind == "llama3" and family in LLAMA3_AS_TENSOR) or (
         kind in WRITTEN and not (kind in ("linear", "yarn") and scaling.get("factor") is None)
     )
