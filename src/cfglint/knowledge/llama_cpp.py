@@ -269,6 +269,8 @@ _BASE_FIELDS = {
 }
 
 _FULL = "layers(num_hidden_layers, 'full_attention')"
+# Olmo2 slides when the file gives a window the runtime reads as non-zero (true is packed as 1).
+_OLMO2_WINDOWED = "(sliding_window is True or int(sliding_window))"
 _KV = "num_key_value_heads if num_key_value_heads is not None else num_attention_heads"
 _HEAD = "head_dim if head_dim is not None else hidden_size // num_attention_heads"
 # SpecialVocab._set_special_token: only an int is taken (a list is ignored); the tokenizer files win.
@@ -574,9 +576,8 @@ ENTRIES: tuple[Entry, ...] = (
             "attention_bias": "attention_bias",
             "tie_word_embeddings": "False",
             # a window of true is packed as 1 (read back so, WRITES)
-            "sliding_window": "sliding_window if sliding_window is True or int(sliding_window) else None",
-            "layer_types": "(layer_types if layer_types is not None else pattern(num_hidden_layers, 4)) "
-                           "if sliding_window is True or int(sliding_window) else " + _FULL,
+            "sliding_window": f"sliding_window if {_OLMO2_WINDOWED} else None",
+            "layer_types": f"(layer_types if layer_types is not None else pattern(num_hidden_layers, 4)) if {_OLMO2_WINDOWED} else {_FULL}",
         },
         rope="converter",
         checks=_SPECIAL_CHECKS + _runtime_keys("olmo2") + (_OUTPUT_REQUIRED, _NO_O_BIAS),
