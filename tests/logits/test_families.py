@@ -283,7 +283,8 @@ def test_real_mistralrs_refuses_what_the_check_says_it_refuses(family_dirs, comp
 @pytest.mark.parametrize(
     ("change", "verdict", "reason"),
     [
-        ({"layer_types": ["full_attention"]}, NOT_RUN, "Gemma2ForCausalLM cannot compute with"),  # one type, four layers
+        # one type for four layers: the config class refuses it (validate_layer_type)
+        ({"layer_types": ["full_attention"]}, NOT_RUN, "cannot load the reading's config: StrictDataclassClassValidationError"),
         ({"hidden_act": "no-such-activation"}, NOT_RUN, "Gemma2ForCausalLM cannot be built with these values"),
         ({"num_key_value_heads": 3}, check.FAILS, "model.layers.0.self_attn.k_proj.weight has shape (32, 64)"),
     ],
