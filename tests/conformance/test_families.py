@@ -16,6 +16,7 @@ A prediction known to be wrong is listed in KNOWN_WRONG and asserted to be still
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -179,10 +180,15 @@ def predicted(model_dir: Path, runtime: str):
 
 
 def same_words(ours: str, theirs: str) -> bool:
-    """Whether cfglint's message says what the runtime's did: the probe cuts a long one short ("..."), and
-    cfglint may follow the runtime's words with where they come from."""
-    theirs = theirs.removesuffix("...")
+    """Whether cfglint's message says what the runtime's did: the probe cuts a long one short ("..."),
+    cfglint may follow the runtime's words with where they come from, and Python prints a set of strings in
+    hash order, which differs between processes."""
+    ours, theirs = _sets_sorted(ours), _sets_sorted(theirs.removesuffix("..."))
     return ours.startswith(theirs) or theirs.startswith(ours)
+
+
+def _sets_sorted(message: str) -> str:
+    return re.sub(r"\{('[^{}]*')\}", lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", message)
 
 
 def mismatches(view, actual: dict) -> list:

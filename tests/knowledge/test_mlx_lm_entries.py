@@ -18,8 +18,10 @@ from tests.conformance.venvs import run_probe, runtime_python
 
 PROBE = r'''
 import dataclasses
+import inspect
 import json
 import os
+import re
 import sys
 
 # Everything but the JSON object goes to stderr.
@@ -53,10 +55,13 @@ for family in sys.argv[1:]:
     except Exception as exc:
         families[family] = {"error": f"{type(exc).__name__}: {exc}"}
         continue
+    source = inspect.getsource(sys.modules[args_class.__module__])
     families[family] = {
         "module": args_class.__module__,
         "struct": args_class.__name__,
         "fields": [[f.name, default_of(f)] for f in dataclasses.fields(args_class)],
+        # a norm built by mlx's nn.RMSNorm with the config's eps (a call may span lines)
+        "norm_eps_checked": re.search(r"nn\.RMSNorm\([^)]*rms_norm_eps", source) is not None,
     }
 
 json_out.write(json.dumps({
@@ -102,6 +107,13 @@ def test_fields_match_model_args(family, installed):
         # Compared as JSON text, so 1000000 vs 1000000.0 and False vs 0 count as different.
         assert json.dumps(a) == json.dumps(b), (name, a, b)
     assert all(f.type == "any" for f in entry.fields.values())
+
+
+@pytest.mark.parametrize("family", ["llama", *sorted(ENTRIES)])
+def test_the_families_whose_norms_check_eps_are_the_modules_using_mlx_rmsnorm(family, installed):
+    """nn.RMSNorm refuses an eps of 0 or less; a module that builds its norms with it and the config's eps is
+    one cfglint says refuses such a file (CHECKS_NORM_EPS)."""
+    assert installed["families"][family]["norm_eps_checked"] == (family in mlx_lm.CHECKS_NORM_EPS)
 
 
 def test_missing_families_have_no_module(installed):

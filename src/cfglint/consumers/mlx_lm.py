@@ -136,8 +136,8 @@ class MlxLm(Consumer):
             failure = scaling_failure(error)
         if failure is None and data.get("layer_types") is not None:
             failure = _layers_failure(data["layer_types"], data["num_hidden_layers"])
-        if failure is None:  # load builds the model, then the tokenizer
-            failure = yarn_refusal(scaling, data.get("rope_theta", 10000.0), "/rope_theta", "/rope_scaling")
+        if failure is None:  # load builds the model (its RoPE, then its norms), then the tokenizer
+            failure = yarn_refusal(scaling, data.get("rope_theta", 10000.0), "/rope_theta", "/rope_scaling") or norm_refusal("llama", data)
         if failure is None:
             from cfglint.consumers.transformers5 import refusal
 
@@ -172,7 +172,8 @@ class MlxLm(Consumer):
         view = super().read_family(doc, intent, entry)
         if view.failure is None:  # load builds the model, then the tokenizer
             values, sources = view.values, view.sources
-            built = yarn_refusal(values.get("rope_scaling"), values.get("rope_theta"), sources.get("rope_theta", ""), sources.get("rope_scaling", ""))
+            built = (yarn_refusal(values.get("rope_scaling"), values.get("rope_theta"), sources.get("rope_theta", ""), sources.get("rope_scaling", ""))
+                     or norm_refusal(entry.family, doc.data))
             if built:
                 return view.fail(built)
             from cfglint.consumers.transformers5 import config_refusal
@@ -181,6 +182,16 @@ class MlxLm(Consumer):
             if refused:
                 view.fail(Failure(refused[0] + TOKENIZER_READS_IT, refused[1], "validation"))
         return view
+
+
+def norm_refusal(family: str, data: dict) -> Failure | None:
+    """nn.RMSNorm's refusal of an eps of 0 or less, in the family modules that build it (CHECKS_NORM_EPS)."""
+    from cfglint.knowledge.mlx_lm import CHECKS_NORM_EPS
+
+    eps = data.get("rms_norm_eps")
+    if family not in CHECKS_NORM_EPS or not isinstance(eps, (int, float)) or eps > 0.0:
+        return None
+    return Failure(f"ValueError: [RMSNorm] 'eps' must be positive but got {eps}.", "/rms_norm_eps", "validation")
 
 
 def yarn_refusal(scaling: Any, base: Any, theta_at: str, scaling_at: str) -> Failure | None:

@@ -33,6 +33,13 @@ MISSING = ()
 # models/gemma3.py builds gemma3_text.ModelArgs from text_config (its vocab_size from the top, 262208 by default;
 # num_attention_heads 8 and num_key_value_heads 4 when text_config has none).
 TEXT_CONFIG = {"gemma3": "/text_config"}
+# The families whose module builds its norms with mlx's nn.RMSNorm(dims, eps=args.rms_norm_eps), which refuses
+# an eps of 0 or less as the model is built (mlx/nn/layers/normalization.py:157); the Gemma modules define an
+# RMSNorm of their own that checks nothing. Llama's module is one of them (tests/knowledge/test_mlx_lm_entries.py).
+CHECKS_NORM_EPS = frozenset({
+    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3", "olmo2", "granite",
+    "deepseek_v2", "deepseek_v3", "gpt_oss",
+})
 
 _ALL_FULL = 'layers(num_hidden_layers, "full_attention")'
 _DERIVED_HEAD = "hidden_size // num_attention_heads"

@@ -1,5 +1,5 @@
-"""YaRN's numbers as the Python runtimes compute with them, against the real ones: a theta of 1 or 0, a beta
-of 0 or null, an original context of 0, in the transformers 4 layout.
+"""Numbers the Python runtimes compute with as they build the model, against the real ones: YaRN's theta of 1
+or 0, a beta of 0 or null, an original context of 0 (in the transformers 4 layout); a norm's eps of 0 or less.
 
 mlx-lm's YarnRoPE takes the logarithms of its correction range when the model is built, before the
 tokenizer loads (a ZeroDivisionError, a math domain error, null times an int); a family whose mlx-lm module
@@ -27,6 +27,10 @@ NUMBERS = {
     "beta-null": (10000.0, {"beta_slow": None}), "context-zero": (10000.0, {"original_max_position_embeddings": 0}),
 }
 RUNTIMES = ("mlx-lm", "llama-cpp")
+# mlx's nn.RMSNorm refuses an eps of 0 or less when the model is built; Gemma's own RMSNorm does not check.
+# (name, eps, the keys transformers 5 builds the checkpoint without: it refuses an eps of 0 itself)
+EPSILONS = (("eps-negative", -1e-06, ()), ("eps-zero", 0, ("rms_norm_eps",)))
+EPS_FAMILIES = ("qwen2", "mistral", "olmo2", "gemma2", "deepseek_v3")
 
 
 def _cases() -> dict[str, dict]:
@@ -36,7 +40,14 @@ def _cases() -> dict[str, dict]:
         for name, (theta, extra) in NUMBERS.items():
             scaling = {"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 64, **extra}
             out[f"{family}-{name}"] = dict(copy.deepcopy(base), rope_theta=theta, rope_scaling=scaling)
+    for family in EPS_FAMILIES:
+        for name, eps, _ in EPSILONS:
+            out[f"{family}-{name}"] = dict(copy.deepcopy(BASES[family]), rms_norm_eps=eps)
     return out
+
+
+def _built_without(case: str) -> tuple[str, ...]:
+    return next((without for name, _, without in EPSILONS if case.endswith(name)), ("rope_scaling", "rope_theta"))
 
 
 CASES = _cases()
@@ -44,8 +55,8 @@ CASES = _cases()
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("yarn-numbers")
-    return {case: checkpoint_for(config, root / case, built_without=("rope_scaling", "rope_theta")) for case, config in CASES.items()}
+    root = tmp_path_factory.mktemp("numbers-built")
+    return {case: checkpoint_for(config, root / case, built_without=_built_without(case)) for case, config in CASES.items()}
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +85,5 @@ def test_the_cases_reach_the_correction_range_and_the_validation(observed):
     assert observed("llama-cpp")["qwen2-context-zero"]["message"].startswith("ZeroDivisionError: division by zero")
     phi3 = observed("llama-cpp")["phi3-theta-one"]["values"]
     assert "rope_scaling" in phi3 and phi3["rope_scaling"] is None
+    assert mlx["qwen2-eps-negative"]["message"] == "ValueError: [RMSNorm] 'eps' must be positive but got -1e-06."
+    assert mlx["gemma2-eps-negative"]["outcome"] == "loads"
