@@ -153,11 +153,6 @@ _PROBES = {
 }
 
 
-@pytest.fixture(scope="module")
-def observed(checkpoints):
-    return probe_reports(checkpoints)
-
-
 def probe_reports(checkpoints: dict) -> Callable[[str], dict[str, dict]]:
     """runtime -> case id -> the probe's report, one probe process per runtime for all checkpoints (a case
     transformers 5 could not build, named by its reason instead of a directory, is left out)."""

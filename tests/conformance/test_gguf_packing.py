@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from cfglint.compat import BASE as LLAMA_BASE
-from tests.conformance.test_families import checkpoint_for, mismatches, predicted, probe_reports, same_words
+from tests.conformance.test_families import checkpoint_for, mismatches, predicted, same_words
 from tests.families import BASES
 
 # family -> the written keys to spoil (the families' add_* calls: knowledge.llama_cpp.WRITES)
@@ -112,11 +112,6 @@ def _built_without(case: str) -> tuple[str, ...]:
 def checkpoints(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("gguf-packing")
     return {case: checkpoint_for(config, root / case, built_without=_built_without(case)) for case, config in CASES.items()}
-
-
-@pytest.fixture(scope="module")
-def observed(checkpoints):
-    return probe_reports(checkpoints)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

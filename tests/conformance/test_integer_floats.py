@@ -78,11 +78,6 @@ def write_sentencepiece_model(path: Path) -> None:
     subprocess.run([str(converter_python("5.24.0")), "-c", script, str(path)], check=True, capture_output=True, timeout=300)
 
 
-@pytest.fixture(scope="module")
-def observed(checkpoints):
-    return probe_reports(checkpoints)
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_transformers5_refuses_it_as_cfglint_says(case, checkpoints):
     from huggingface_hub.errors import StrictDataclassFieldValidationError

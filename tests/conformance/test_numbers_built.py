@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.test_families import checkpoint_for, mismatches, predicted, probe_reports, same_words
+from tests.conformance.test_families import checkpoint_for, mismatches, predicted, same_words
 from tests.families import BASES
 
 FAMILIES = ("qwen2", "qwen3", "mistral", "mixtral", "gemma2", "deepseek_v3", "phi3")
@@ -57,11 +57,6 @@ CASES = _cases()
 def checkpoints(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("numbers-built")
     return {case: checkpoint_for(config, root / case, built_without=_built_without(case)) for case, config in CASES.items()}
-
-
-@pytest.fixture(scope="module")
-def observed(checkpoints):
-    return probe_reports(checkpoints)
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

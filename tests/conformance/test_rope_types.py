@@ -58,11 +58,6 @@ def checkpoints(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
-@pytest.fixture(scope="module")
-def observed(checkpoints):
-    return probe_reports(checkpoints)
-
-
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_runtime_does_what_cfglint_predicts(case, runtime, checkpoints, observed):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cfglint.compat import BASE as LLAMA_BASE
-from tests.conformance.test_families import checkpoint_for, mismatches, predicted, probe_reports, same_words
+from tests.conformance.test_families import checkpoint_for, mismatches, predicted, same_words
 from tests.families import BASES
 
 FAMILIES = ("llama", "qwen2", "mistral", "gemma2", "gemma3_text", "phi3")
@@ -42,11 +42,6 @@ def checkpoints(tmp_path_factory) -> dict[str, Path]:
     """Each case's checkpoint, built by transformers 5 without rope_scaling, which config.json then gets."""
     root = tmp_path_factory.mktemp("scaling-not-a-dict")
     return {case: checkpoint_for(config, root / case, built_without=("rope_scaling",)) for case, config in CASES.items()}
-
-
-@pytest.fixture(scope="module")
-def observed(checkpoints):
-    return probe_reports(checkpoints)
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
