@@ -13,7 +13,8 @@ stops the converter as it adds them, before the vocabulary, and an array's items
 first's type; where Llama permutes q/k and Phi-3 computes its RoPE dimensions, the arithmetic on the count
 comes first. The experts' counts are added after the RoPE base, and merged first, as the tensors are
 prepared, where the family merges its experts; Granite adds its multipliers when truthy, Olmo2 its window
-when the file has one (null included), and then iterates the file's layer_types for the window's pattern.
+when the file has one (null included), and then iterates the file's layer_types for the window's pattern;
+DeepSeek adds its leading dense block count, q LoRA rank, shared experts' count and routed scaling factor.
 """
 
 from __future__ import annotations
@@ -86,6 +87,11 @@ def _cases() -> dict[str, dict]:
             out[f"granite-{key}-{name}"] = dict(copy.deepcopy(BASES["granite"]), **{key: value})
     for name, value in {**VALUES, "whole": 8}.items():
         out[f"olmo2-sliding_window-{name}"] = dict(copy.deepcopy(BASES["olmo2"]), sliding_window=value)
+    # DeepSeek's MLA and experts' values, added after the base's
+    for family in ("deepseek_v2", "deepseek_v3"):
+        for key in ("first_k_dense_replace", "q_lora_rank", "n_shared_experts"):
+            out[f"{family}-{key}-negative"] = dict(copy.deepcopy(BASES[family]), **{key: -1})
+        out[f"{family}-routed_scaling_factor-huge"] = dict(copy.deepcopy(BASES[family]), routed_scaling_factor=1e39)
     # Olmo2 iterates layer_types for the window's pattern, once the file has a window
     for name, value in {"null": None, "whole": 8, "true": True, "string": "ab"}.items():
         out[f"olmo2-layer_types-{name}"] = dict(copy.deepcopy(BASES["olmo2"]), sliding_window=4, layer_types=value)
@@ -142,6 +148,8 @@ def test_the_cases_reach_the_packing_and_pass_it(observed):
     assert reports["granite-embedding_multiplier-huge"]["message"].startswith("OverflowError: float too large to pack")
     assert reports["olmo2-sliding_window-null"]["message"].startswith("error: required argument is not an integer")
     assert reports["olmo2-sliding_window-true"]["values"]["sliding_window"] == 1
+    assert reports["deepseek_v2-n_shared_experts-negative"]["message"].startswith("error: argument out of range")
+    assert reports["deepseek_v3-routed_scaling_factor-huge"]["message"].startswith("OverflowError: float too large to pack")
     assert reports["olmo2-layer_types-null"]["message"].startswith("TypeError: 'NoneType' object is not iterable")
     assert reports["olmo2-layer_types-null-no-window"]["outcome"] == "loads"
     assert reports["mixtral-num_local_experts-before-adding"]["message"].startswith("RuntimeError: stack expects")

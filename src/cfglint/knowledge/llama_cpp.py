@@ -203,11 +203,20 @@ _WRITES: dict[str, tuple[Written, ...]] = {
         Written("rope_theta", "rope.freq_base", FLOAT32, ALWAYS_ADDED),
         Written("sliding_window", "attention.sliding_window", UINT32),
     ),
-    # DeepseekV2Model.set_gguf_parameters (deepseek.py:319-357) sets num_key_value_heads to 1 (MLA as MQA)
-    # and adds key_length again, from the MLA sizes; then the experts' feed-forward length,
-    # find_hparam(["moe_intermediate_size", "intermediate_size"]), null or not: DeepseekV2Config always has it.
-    **{family: tuple(w for w in _BASE_WRITES if w.gguf not in (_HEAD, _KV_HEADS))
-       + (Written("moe_intermediate_size", "expert_feed_forward_length", COUNTS, ALWAYS_ADDED),) for family in ("deepseek_v2", "deepseek_v3")},
+    # DeepseekV2Model.set_gguf_parameters (deepseek.py:319-377) sets num_key_value_heads to 1 (MLA as MQA)
+    # and, after the base's: the leading dense block count (first_k_dense_replace, computed where null), the
+    # q LoRA rank where given, the MLA lengths (not modelled: kv_lora_rank's arithmetic, and a v_head_dim that
+    # does not fit kv_b_proj fails modify_tensors' assertion first);
+    # the experts' feed-forward length, find_hparam(["moe_intermediate_size", "intermediate_size"]), null or
+    # not (DeepseekV2Config always has it); the shared experts' count (hparams.get(..., 0)) and the routed
+    # scaling factor where given.
+    **{family: tuple(w for w in _BASE_WRITES if w.gguf not in (_HEAD, _KV_HEADS)) + (
+        Written("first_k_dense_replace", "leading_dense_block_count", UINT32),
+        Written("q_lora_rank", "attention.q_lora_rank", UINT32),
+        Written("moe_intermediate_size", "expert_feed_forward_length", COUNTS, ALWAYS_ADDED),
+        Written("n_shared_experts", "expert_shared_count", UINT32, ALWAYS_ADDED),
+        Written("routed_scaling_factor", "expert_weights_scale", FLOAT32),
+    ) for family in ("deepseek_v2", "deepseek_v3")},
     # GraniteModel.set_gguf_parameters (granite.py:33-49): the base's without head_dim, then each multiplier
     # that is truthy.
     "granite": tuple(w for w in _BASE_WRITES if w.gguf != _HEAD) + tuple(
