@@ -61,16 +61,11 @@ def scaling_as_read(scaling: Any, max_position_embeddings: Any, family: str = "l
 
 
 def _yarn_validation_error(scaling: dict, max_position_embeddings: Any) -> str | None:
-    """_validate_yarn_parameters' arithmetic (the rest only warns): the betas compared, `beta_fast or 32`
-    with `beta_slow or 1`, then the context over a given original one."""
-    original = scaling.get("original_max_position_embeddings")
-    try:
-        (scaling.get("beta_fast") or 32) < (scaling.get("beta_slow") or 1)  # noqa: B015  (whether Python can compare them)
-        if original is not None:
-            max_position_embeddings / original
-    except (TypeError, ZeroDivisionError) as err:
-        return f"{type(err).__name__}: {err}"
-    return None
+    """_validate_yarn_parameters' arithmetic (yarn_validation_error), unwrapped: no strict dataclass here."""
+    from cfglint.consumers.transformers5_rope import yarn_validation_error
+
+    refused = yarn_validation_error(scaling, max_position_embeddings, null_original_skipped=True)
+    return f"{type(refused[0]).__name__}: {refused[0]}" if refused else None
 
 
 def _not_a_dict(scaling: Any) -> str:

@@ -181,20 +181,32 @@ def rope_refusal(data: dict, family: str, layer_type_keys: list[str] | tuple[str
 
 
 def _yarn_validation_refusal(data: dict, family: str, params: dict, at: str) -> tuple[str, str] | None:
-    """_validate_yarn_rope_parameters' arithmetic (the rest only warns): the betas compared, `beta_fast or 32`
-    with `beta_slow or 1`; then the context over the original one, whose 0 raises a ZeroDivisionError the
-    class does not wrap."""
+    """_validate_yarn_rope_parameters' arithmetic (yarn_validation_error): the class wraps a TypeError, not the
+    ZeroDivisionError of an original context of 0."""
+    context = data.get("max_position_embeddings", FIELD_DEFAULTS[family].get("max_position_embeddings"))
+    refused = yarn_validation_error(params, context, null_original_skipped=False)
+    if refused is None:
+        return None
+    err, key = refused
+    message = f"{type(err).__name__}: {err}"
+    return (message if isinstance(err, ZeroDivisionError) else class_validation("validate_rope", message)), f"{at}/{key}"
+
+
+def yarn_validation_error(params: dict, context: Any, null_original_skipped: bool) -> tuple[Exception, str] | None:
+    """The arithmetic of both transformers' YaRN validators (the rest only warns): `beta_fast or 32` compared
+    with `beta_slow or 1`, then the context divided by the original one (transformers 4 skips a null one).
+    The error Python raises and the key to blame, or None."""
     try:
         (params.get("beta_fast") or 32) < (params.get("beta_slow") or 1)  # noqa: B015  (whether Python can compare them)
     except TypeError as err:
-        return class_validation("validate_rope", f"TypeError: {err}"), f"{at}/beta_fast"
-    context = data.get("max_position_embeddings", FIELD_DEFAULTS[family].get("max_position_embeddings"))
+        return err, "beta_fast"
+    original = params.get("original_max_position_embeddings")
+    if original is None and null_original_skipped:
+        return None
     try:
-        context / params["original_max_position_embeddings"]
-    except ZeroDivisionError as err:
-        return f"ZeroDivisionError: {err}", f"{at}/original_max_position_embeddings"
-    except TypeError as err:
-        return class_validation("validate_rope", f"TypeError: {err}"), f"{at}/original_max_position_embeddings"
+        context / original
+    except (TypeError, ZeroDivisionError) as err:
+        return err, "original_max_position_embeddings"
     return None
 
 
