@@ -83,6 +83,7 @@ def _renamed_layer_types(data: dict) -> dict[str, list] | tuple[str, str]:
 
 
 def renaming_refusal(data: dict) -> tuple[str, str] | None:
+    """What __post_init__'s renaming of legacy layer types raises, or None."""
     renamed = _renamed_layer_types(data)
     return renamed if isinstance(renamed, tuple) else None
 
