@@ -64,6 +64,16 @@ def variants(family: str) -> dict[str, dict]:
     return out
 
 
+def without_rope(family: str) -> tuple[dict, object]:
+    """The family's base (Llama's too) without its RoPE keys and head_dim, and the theta it had."""
+    from cfglint.compat import BASE
+
+    base = copy.deepcopy(BASE if family == "llama" else BASES[family])
+    for key in ("rope_scaling", "rope_parameters", "head_dim"):
+        base.pop(key, None)
+    return base, base.pop("rope_theta", 10000.0)
+
+
 def resaved(config: dict) -> dict:
     """What transformers 5 writes for `config`: AutoConfig.from_pretrained, then save_pretrained."""
     from transformers import AutoConfig

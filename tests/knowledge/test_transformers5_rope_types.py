@@ -64,15 +64,11 @@ LAYER_TYPE_KEYS = {
 
 
 def _cases() -> list[tuple[str, str, dict]]:
-    from cfglint.compat import BASE
-    from tests.families import BASES
+    from tests.families import without_rope
 
     out = []
     for family in ["llama", *FAMILIES]:
-        base = copy.deepcopy(BASE if family == "llama" else BASES[family])
-        for key in ("rope_scaling", "rope_parameters", "head_dim"):
-            base.pop(key, None)
-        theta = base.pop("rope_theta", 10000.0)
+        base, theta = without_rope(family)
         for name, params in PARAMETERS.items():
             out.append((family, f"{name}-transformers-4", dict(base, rope_theta=theta, rope_scaling=dict(params))))
             out.append((family, f"{name}-transformers-5", dict(base, rope_parameters={**params, "rope_theta": theta})))

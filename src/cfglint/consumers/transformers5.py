@@ -3,7 +3,8 @@
 Source: transformers 5.24.0 models/llama/configuration_llama.py (a `@strict` dataclass: ints, floats and
 bools are type-checked; `validate_architecture` requires hidden_size % num_attention_heads == 0 even when
 head_dim is given), modeling_rope_utils.py (`validate_rope`; what it and the model built refuse of the RoPE
-parameters is consumers/transformers5_rope.py). What it reads when it accepts the file is the intent itself.
+parameters is consumers/transformers5_rope.py, of the head size consumers/transformers5_attention.py). What it
+reads when it accepts the file is the intent itself.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import unreadable
+from cfglint.consumers.transformers5_attention import attention_refusal
 from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE, given_parameters, model_refusal, odd_rotary_dimension, rope_refusal, shared_parameters_refusal
 from cfglint.document import Document
 from cfglint.intent import Intent
@@ -140,12 +142,12 @@ class Transformers5(Consumer):
         return field_annotations(family).get(key) if family in FIELDS else None
 
     def read(self, doc: Document, intent: Intent) -> View:
-        return self._intent_unless_refused(doc, intent, lambda: refusal(doc.data) or model_refusal(doc.data, "llama"))
+        return self._intent_unless_refused(doc, intent, lambda: refusal(doc.data) or built_refusal(doc.data, "llama"))
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         def refused() -> tuple[str, str] | None:
             layered = layer_type_keys(doc.data, intent, entry.family)
-            return refusal_for(doc.data, intent, entry) or shared_parameters_refusal(doc.data, layered) or model_refusal(doc.data, entry.family)
+            return refusal_for(doc.data, intent, entry) or built_refusal(doc.data, entry.family, layered)
 
         return self._intent_unless_refused(doc, intent, refused)
 
@@ -164,6 +166,12 @@ class Transformers5(Consumer):
 
 
 _VALIDATES_HEADS = {"gemma2", "gemma3_text", "deepseek_v2"}  # validate_architecture: hidden % heads, even with head_dim given
+
+
+def built_refusal(data: dict, family: str, layered: list[str] | None = None) -> tuple[str, str] | None:
+    """What building the model refuses of a file its config class takes: the layers' attention first, then
+    the rotary embedding."""
+    return attention_refusal(data, family) or shared_parameters_refusal(data, layered or []) or model_refusal(data, family)
 
 
 def layer_type_keys(data: dict, intent: Intent, family: str) -> list[str]:

@@ -60,10 +60,10 @@ def class_head_dim(data: dict, family: str) -> Any:
     if family in _HEAD_DIM_UNLESS_GIVEN and "head_dim" not in data:
         return data.get(_HEAD_DIM_UNLESS_GIVEN[family], defaults.get(_HEAD_DIM_UNLESS_GIVEN[family]))
     head_dim = data["head_dim"] if "head_dim" in data else defaults.get("head_dim", _ABSENT)
-    return _hidden_per_head(data, family) if head_dim is None and family in _HEAD_DIM_DERIVED else head_dim
+    return hidden_per_head(data, family) if head_dim is None and family in _HEAD_DIM_DERIVED else head_dim
 
 
-def _hidden_per_head(data: dict, family: str) -> int | None:
+def hidden_per_head(data: dict, family: str) -> int | None:
     defaults = FIELD_DEFAULTS[family]
     hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
     return hidden // heads if isinstance(hidden, int) and isinstance(heads, int) and heads else None
@@ -71,7 +71,7 @@ def _hidden_per_head(data: dict, family: str) -> int | None:
 
 def _rotated_head(data: dict, family: str, head_dim: Any) -> int | None:
     """`getattr(config, "head_dim", hidden // heads)`, where it is a number."""
-    head_dim = _hidden_per_head(data, family) if head_dim is _ABSENT else head_dim
+    head_dim = hidden_per_head(data, family) if head_dim is _ABSENT else head_dim
     return head_dim if isinstance(head_dim, int) and not isinstance(head_dim, bool) else None
 
 
@@ -126,12 +126,23 @@ def _named_layer_types(data: dict, family: str, layer_type_keys: list[str] | tup
     return out
 
 
+def layer_type_order(data: dict, family: str) -> tuple[str, ...]:
+    """The order of the layer types in the class's rope_parameters: the file's dict keeps its keys where they
+    are and gets the missing ones after them, full attention first (Gemma3TextConfig.convert_rope_params_to_dict);
+    without a dict, the class's own default order."""
+    params = data.get("rope_parameters")
+    if not isinstance(params, dict):
+        return PER_LAYER_TYPE[family]
+    given = [t for t in params if t in PER_LAYER_TYPE[family]]
+    return (*given, *(t for t in ("full_attention", "sliding_attention") if t in PER_LAYER_TYPE[family] and t not in given))
+
+
 def _per_layer_type(data: dict, family: str) -> list[Parameters]:
     params, legacy = data.get("rope_parameters"), data.get("rope_scaling")
     params = params if isinstance(params, dict) else {}
     nested = [t for t in params if t in PER_LAYER_TYPE[family]]
     out = []
-    for layer_type in nested or PER_LAYER_TYPE[family]:
+    for layer_type in nested or layer_type_order(data, family):
         given = params.get(layer_type) if nested else None
         chosen = dict(given) if isinstance(given, dict) else {"rope_type": "default"}
         at = f"/rope_parameters/{layer_type}" if isinstance(given, dict) else ""
@@ -217,7 +228,7 @@ def _phi3_refusal(data: dict) -> tuple[str, str] | None:
     kind = params["rope_type"]
     if kind not in ("default", "longrope"):
         return class_validation("validate_rope", f"ValueError: `rope_parameters`'s type field must be one of ['longrope'], got {kind}"), type_pointer(params, at)
-    per_head, partial = _hidden_per_head(data, "phi3"), params.get("partial_rotary_factor")
+    per_head, partial = hidden_per_head(data, "phi3"), params.get("partial_rotary_factor")
     if per_head is None or not isinstance(partial, (int, float)):
         return None
     rotary_ndims = int(per_head * partial)
@@ -234,18 +245,31 @@ def _phi3_refusal(data: dict) -> tuple[str, str] | None:
 
 def odd_rotary_dimension(data: dict, family: str) -> tuple[str, str] | None:
     """validate_rope (modeling_rope_utils.py): a fully rotated head of an odd size above 4 is refused, for the
-    first layer type whose partial_rotary_factor turns all of it; head_dim is the class's attribute."""
+    first layer type whose partial_rotary_factor turns all of it; head_dim is the class's attribute, compared
+    as Python compares it (a string's `>` fails)."""
     head_dim = class_head_dim(data, family)
-    if not isinstance(head_dim, int) or head_dim <= 4 or head_dim % 2 == 0:
+    if head_dim is None or head_dim is _ABSENT:
+        return None
+    try:
+        odd = head_dim > 4 and head_dim % 2
+    except TypeError as err:
+        return class_validation("validate_rope", f"TypeError: {err}"), "/head_dim"
+    if not odd:
         return None
     rope = data.get("rope_scaling") or data.get("rope_parameters") or {}
     layers = {k: v for k, v in rope.items() if k in ("full_attention", "sliding_attention")} if isinstance(rope, dict) else {}
     given = data.get("partial_rotary_factor", FIELD_DEFAULTS[family].get("partial_rotary_factor"))
     if not layers and family in PER_LAYER_TYPE:
-        layers, given = dict.fromkeys(PER_LAYER_TYPE[family], {}), None
+        layers, given = dict.fromkeys(layer_type_order(data, family), {}), None
     for layer_type, params in (layers or {"full_attention": rope}).items():
         factor = params.get("partial_rotary_factor", given if given is not None else 1.0) if isinstance(params, dict) else 1.0
-        if isinstance(factor, (int, float)) and int(head_dim * factor) == head_dim:
+        if not isinstance(factor, (int, float)):
+            continue
+        try:
+            whole = int(head_dim * factor) == head_dim
+        except OverflowError as err:  # an integer beyond a float's range: raised as it is
+            return f"OverflowError: {err}", "/head_dim"  # not one the strict dataclass wraps
+        if whole:
             message = (f"ValueError: RoPE requires an even rotary dimension, but got `head_dim`={head_dim} with "
                        f"`partial_rotary_factor`={factor} for `{layer_type}`.")
             return class_validation("validate_rope", message), "/head_dim"
@@ -293,6 +317,8 @@ def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
             return f"KeyError: {kind!r}", type_pointer(params, at)
         if head_dim is None and isinstance(kind, str) and _HEAD_DIM_AS_IS.get(kind) == "model":
             return _NONE_TIMES_FLOAT, "/head_dim" if "head_dim" in data else at or "/rope_parameters"
+        if _negative_width(head_dim, params.get("partial_rotary_factor", 1.0)):  # arange(0, dim, 2): every type's frequencies
+            return _NEGATIVE_RANGE, "/head_dim" if "head_dim" in data else at or "/rope_parameters"
         short, width = params.get("short_factor"), _rotated_head(data, family, head_dim)
         if kind == "longrope" and isinstance(short, list) and width is not None:
             partial = params.get("partial_rotary_factor", 1.0)
@@ -305,6 +331,19 @@ def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
             if refused:
                 return refused
     return None
+
+
+_NEGATIVE_RANGE = "RuntimeError: upper bound and lower bound inconsistent with step sign"
+
+
+def _negative_width(head_dim: Any, partial: Any) -> bool:
+    """`int(head_dim * partial_rotary_factor) < 0`, for numbers (DeepSeek's attention sizes its heads from
+    other keys, so a negative head_dim reaches the rotary embedding)."""
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (head_dim, partial))
+    try:
+        return numbers and int(head_dim * partial) < 0
+    except (OverflowError, ValueError):  # beyond a float's range, or not a number: validate_rope says so first
+        return False
 
 
 def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim: int) -> tuple[str, str] | None:

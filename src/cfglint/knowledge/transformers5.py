@@ -283,3 +283,28 @@ TEXT_CONFIG = {"gemma3": "/text_config"}
 # ROPE_INIT_FUNCTIONS (modeling_rope_utils.py @ v5.24.0), a KeyError for any other. The config class only
 # warns of a type it has no validator for. tests/knowledge/test_transformers5_rope_types.py checks the set.
 ROPE_BUILT = frozenset({"default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional"})
+
+# How each family's attention takes its head size as the model is built (<Family>Attention.__init__ in
+# modeling_<family>.py @ v5.24.0): the config's attribute as it is (`getattr(config, "head_dim", hidden //
+# heads)`) or, when falsy, hidden // heads (`getattr(config, "head_dim", None) or ...`); then, in order, what it
+# computes from it: the attention scale (`head_dim**-0.5`), its first projection (q_proj, or Phi-3's o_proj)
+# and a norm over one head (`RMSNorm(head_dim)`). DeepSeek's latent attention sizes its heads from other keys.
+# tests/knowledge/test_transformers5_attention.py reads the table off the installed modeling code and builds
+# each family with spoilt head sizes.
+_SCALED = ("scale", "q_proj")
+ATTENTION_HEAD_DIM: dict[str, tuple[str, tuple[str, ...]]] = {
+    "llama": ("as-is", _SCALED),
+    "qwen2": ("as-is", _SCALED),
+    "qwen2_moe": ("as-is", _SCALED),
+    "qwen3": ("as-is", (*_SCALED, "q_norm")),
+    "qwen3_moe": ("as-is", (*_SCALED, "q_norm")),
+    "mistral": ("or-derived", _SCALED),
+    "mixtral": ("or-derived", _SCALED),
+    "gemma": ("as-is", _SCALED),
+    "gemma2": ("as-is", ("q_proj",)),  # scaled by query_pre_attn_scalar
+    "gemma3_text": ("as-is", ("q_proj", "q_norm")),
+    "phi3": ("as-is", ("scale", "o_proj")),
+    "olmo2": ("as-is", _SCALED),  # its q_norm spans every head
+    "granite": ("as-is", ("q_proj",)),  # scaled by attention_multiplier
+    "gpt_oss": ("as-is", _SCALED),
+}

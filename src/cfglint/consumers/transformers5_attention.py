@@ -1,0 +1,69 @@
+"""What building transformers 5's attention refuses of a head size its config class takes.
+
+A family whose class declares no head_dim (Qwen2, Phi-3, OLMo 2, ...) keeps the file's as an attribute, and
+its attention takes it as it is (knowledge.transformers5.ATTENTION_HEAD_DIM): a null or 0 head_dim is read by
+cfglint's derivation like an absent one, where the model's `head_dim**-0.5` fails, and a negative one makes
+a projection of negative size. The arithmetic is Python's own, run on the file's value, so its errors are
+worded as the model's are; what torch refuses of a projection's size is worded as torch 2.13 does.
+Runs after the config class accepted the file and before the rotary embedding is built (the layers come
+first in every family's model).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfglint.consumers.transformers5_rope import class_head_dim, hidden_per_head
+from cfglint.knowledge.transformers5 import ATTENTION_HEAD_DIM
+from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
+
+_NUMBER = (int, float)
+
+
+def attention_refusal(data: dict, family: str) -> tuple[str, str] | None:
+    """(message, pointer) of the first thing the attention of the first layer cannot build from head_dim."""
+    if family not in ATTENTION_HEAD_DIM or "head_dim" not in data:
+        return None  # the class default or hidden // heads: a size every family builds
+    taken, steps = ATTENTION_HEAD_DIM[family]
+    head_dim = class_head_dim(data, family)  # the file's, or the class's own for Llama and Mistral
+    if taken == "or-derived" and not head_dim:
+        head_dim = hidden_per_head(data, family)
+    if head_dim is not None and not isinstance(head_dim, _NUMBER):
+        return None  # a string or a container: validate_rope compares it first (odd_rotary_dimension)
+    heads = data.get("num_attention_heads", FIELD_DEFAULTS[family].get("num_attention_heads"))
+    hidden = data.get("hidden_size", FIELD_DEFAULTS[family].get("hidden_size"))
+    for step in steps:
+        message = _refused(step, head_dim, heads, hidden)
+        if message:
+            return message, "/head_dim"
+    return None
+
+
+def _refused(step: str, head_dim: Any, heads: Any, hidden: Any) -> str | None:
+    try:
+        if step == "scale":
+            head_dim ** -0.5
+            return None
+        if step == "q_norm":
+            return "TypeError: ones(): argument 'size' (position 1) must be tuple of ints, not bool" if isinstance(head_dim, bool) else None
+        width = heads * head_dim  # nn.Linear's features
+    except (TypeError, ZeroDivisionError, OverflowError) as err:
+        return f"{type(err).__name__}: {err}"
+    if not isinstance(heads, int) or not isinstance(hidden, int):
+        return None  # the class refuses those
+    shape = [width, hidden] if step == "q_proj" else [hidden, width]
+    return _empty_refusal(shape)
+
+
+def _empty_refusal(shape: list) -> str | None:
+    """torch.empty(shape), as nn.Linear allocates its weight (torch 2.13's words)."""
+    for position, size in enumerate(shape):
+        if isinstance(size, float):
+            if position == 0:
+                return "TypeError: empty(): argument 'size' (position 1) must be tuple of ints, but found element of type float at pos 0"
+            return ("TypeError: empty(): argument 'size' failed to unpack the object at pos 2 with error "
+                    '"type must be tuple of ints,but got float"')
+    negative = next((size for size in shape if size < 0), None)
+    if negative is not None:
+        return f"RuntimeError: Trying to create tensor with negative dimension {negative}: [{', '.join(map(str, shape))}]"
+    return None
