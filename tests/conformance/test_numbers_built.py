@@ -1,5 +1,6 @@
 """Numbers the Python runtimes compute with as they build the model, against the real ones: YaRN's theta of 1
-or 0, a beta of 0 or null, an original context of 0 (in the transformers 4 layout); a norm's eps of 0 or less.
+or 0, a beta of 0 or null, an original context of 0 (in the transformers 4 layout); a norm's eps of 0 or less;
+a head_dim of null, 0 or less.
 
 mlx-lm's YarnRoPE takes the logarithms of its correction range when the model is built, before the
 tokenizer loads (a ZeroDivisionError, a math domain error, null times an int); a family whose mlx-lm module
@@ -31,6 +32,11 @@ RUNTIMES = ("mlx-lm", "llama-cpp")
 # (name, eps, the keys transformers 5 builds the checkpoint without: it refuses an eps of 0 itself)
 EPSILONS = (("eps-negative", -1e-06, ()), ("eps-zero", 0, ("rms_norm_eps",)))
 EPS_FAMILIES = ("qwen2", "mistral", "olmo2", "gemma2", "deepseek_v3")
+# A head_dim the attention divides by, multiplies or sizes a projection with (mlx-lm's modules that read it:
+# knowledge.mlx_lm.ATTENTION_HEAD_DIM; Qwen2's sizes its heads as hidden // heads); the converter packs it as
+# the key length. Each checkpoint is built without head_dim.
+HEAD_DIMS = {"head-dim-null": None, "head-dim-zero": 0, "head-dim-negative": -4}
+HEAD_DIM_FAMILIES = ("qwen2", "qwen3", "qwen3_moe", "mistral", "gemma", "gemma2", "gemma3_text", "olmo2", "gpt_oss")
 
 
 def _cases() -> dict[str, dict]:
@@ -43,10 +49,15 @@ def _cases() -> dict[str, dict]:
     for family in EPS_FAMILIES:
         for name, eps, _ in EPSILONS:
             out[f"{family}-{name}"] = dict(copy.deepcopy(BASES[family]), rms_norm_eps=eps)
+    for family in HEAD_DIM_FAMILIES:
+        for name, value in HEAD_DIMS.items():
+            out[f"{family}-{name}"] = dict(copy.deepcopy(BASES[family]), head_dim=value)
     return out
 
 
 def _built_without(case: str) -> tuple[str, ...]:
+    if any(case.endswith(name) for name in HEAD_DIMS):
+        return ("head_dim",)
     return next((without for name, _, without in EPSILONS if case.endswith(name)), ("rope_scaling", "rope_theta"))
 
 
@@ -82,3 +93,8 @@ def test_the_cases_reach_the_correction_range_and_the_validation(observed):
     assert "rope_scaling" in phi3 and phi3["rope_scaling"] is None
     assert mlx["qwen2-eps-negative"]["message"] == "ValueError: [RMSNorm] 'eps' must be positive but got -1e-06."
     assert mlx["gemma2-eps-negative"]["outcome"] == "loads"
+    assert mlx["qwen3-head-dim-zero"]["message"].startswith("ZeroDivisionError: 0.0 cannot be raised to a negative power")
+    assert mlx["gemma2-head-dim-zero"]["message"].startswith("ZeroDivisionError: float division by zero")
+    assert mlx["mistral-head-dim-negative"]["message"].startswith("ValueError: [bits] Negative dimensions not allowed.")
+    assert mlx["qwen2-head-dim-negative"]["outcome"] == "loads"  # hidden // heads, whatever the file says
+    assert observed("llama-cpp")["qwen2-head-dim-zero"]["values"]["head_dim"] == 0

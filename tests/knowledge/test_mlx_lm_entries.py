@@ -48,6 +48,26 @@ def default_of(field):
     return {"default": value}
 
 
+def attention_head_dim(module):
+    """How the module's attention takes head_dim, and what it computes from it in order (None: it sizes its
+    heads as hidden // heads)."""
+    classes = [c for c in vars(module).values() if inspect.isclass(c) and c.__module__ == module.__name__]
+    sources = [inspect.getsource(c.__init__) for c in classes if "q_proj" in inspect.getsource(c)]
+    if not sources:
+        return None
+    source = sources[0]
+    if re.search(r"head_dim = args\.head_dim or ", source):
+        taken = "or-derived"
+    elif re.search(r"head_dim = (?:args\.head_dim\b|config\.head_dim\b|getattr\(\s*args, \"head_dim\")", source):
+        taken = "as-is"
+    else:
+        return None
+    patterns = {"scale": r"self\.scale = (?:self\.)?head_dim\s*\*\*\s*-0\.5", "q_proj": r"self\.q_proj = nn\.Linear\(",
+                "o_proj": r"self\.o_proj = nn\.Linear\("}
+    found = sorted((m.start(), step) for step, pattern in patterns.items() if (m := re.search(pattern, source)))
+    return [taken, [step for _, step in found]]
+
+
 families = {}
 for family in sys.argv[1:]:
     try:
@@ -62,6 +82,7 @@ for family in sys.argv[1:]:
         "fields": [[f.name, default_of(f)] for f in dataclasses.fields(args_class)],
         # a norm built by mlx's nn.RMSNorm with the config's eps (a call may span lines)
         "norm_eps_checked": re.search(r"nn\.RMSNorm\([^)]*rms_norm_eps", source) is not None,
+        "attention_head_dim": attention_head_dim(sys.modules[args_class.__module__]),
     }
 
 json_out.write(json.dumps({
@@ -114,6 +135,14 @@ def test_the_families_whose_norms_check_eps_are_the_modules_using_mlx_rmsnorm(fa
     """nn.RMSNorm refuses an eps of 0 or less; a module that builds its norms with it and the config's eps is
     one cfglint says refuses such a file (CHECKS_NORM_EPS)."""
     assert installed["families"][family]["norm_eps_checked"] == (family in mlx_lm.CHECKS_NORM_EPS)
+
+
+@pytest.mark.parametrize("family", ["llama", *sorted(ENTRIES)])
+def test_the_attention_head_sizes_are_the_modules(family, installed):
+    """How each module's attention takes head_dim, and what it builds from it, in order (ATTENTION_HEAD_DIM)."""
+    found = installed["families"][family]["attention_head_dim"]
+    ours = mlx_lm.ATTENTION_HEAD_DIM.get(family)
+    assert (list(ours[0:1]) + [list(ours[1])] if ours else None) == found
 
 
 def test_missing_families_have_no_module(installed):

@@ -17,6 +17,7 @@ mlx-lm's own dependency) refuses fails in mlx-lm too.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from cfglint.consumers.base import Consumer, Failure, View, llama3_scaling
@@ -136,8 +137,9 @@ class MlxLm(Consumer):
             failure = scaling_failure(error)
         if failure is None and data.get("layer_types") is not None:
             failure = _layers_failure(data["layer_types"], data["num_hidden_layers"])
-        if failure is None:  # load builds the model (its RoPE, then its norms), then the tokenizer
-            failure = yarn_refusal(scaling, data.get("rope_theta", 10000.0), "/rope_theta", "/rope_scaling") or norm_refusal("llama", data)
+        if failure is None:  # load builds the model (its attention, its RoPE, then its norms), then the tokenizer
+            failure = (head_dim_refusal("llama", data) or yarn_refusal(scaling, data.get("rope_theta", 10000.0), "/rope_theta", "/rope_scaling")
+                       or norm_refusal("llama", data))
         if failure is None:
             from cfglint.consumers.transformers5 import refusal
 
@@ -172,7 +174,8 @@ class MlxLm(Consumer):
         view = super().read_family(doc, intent, entry)
         if view.failure is None:  # load builds the model, then the tokenizer
             values, sources = view.values, view.sources
-            built = (yarn_refusal(values.get("rope_scaling"), values.get("rope_theta"), sources.get("rope_theta", ""), sources.get("rope_scaling", ""))
+            built = (head_dim_refusal(entry.family, doc.data)
+                     or yarn_refusal(values.get("rope_scaling"), values.get("rope_theta"), sources.get("rope_theta", ""), sources.get("rope_scaling", ""))
                      or norm_refusal(entry.family, doc.data))
             if built:
                 return view.fail(built)
@@ -182,6 +185,37 @@ class MlxLm(Consumer):
             if refused:
                 view.fail(Failure(refused[0] + TOKENIZER_READS_IT, refused[1], "validation"))
         return view
+
+
+def head_dim_refusal(family: str, data: dict) -> Failure | None:
+    """What the family module's attention cannot build from the file's head_dim (ATTENTION_HEAD_DIM): the
+    arithmetic is Python's own, on the value as the dataclass keeps it; mx.random refuses a negative size."""
+    from cfglint.knowledge.mlx_lm import ATTENTION_HEAD_DIM
+
+    if family not in ATTENTION_HEAD_DIM or "head_dim" not in data:
+        return None
+    taken, steps = ATTENTION_HEAD_DIM[family]
+    head_dim: Any = data["head_dim"]
+    heads, hidden = data.get("num_attention_heads"), data.get("hidden_size")
+    if not isinstance(heads, int) or not isinstance(hidden, int) or heads <= 0 or hidden <= 0:
+        return None  # ModelArgs' own refusals, or an arithmetic this does not follow
+    if taken == "or-derived" and not head_dim:
+        head_dim = hidden // heads
+    if head_dim is not None and (not isinstance(head_dim, int) or isinstance(head_dim, bool)):
+        return None  # a float, a string or a container: not followed (mlx's own type errors)
+    for step in steps:
+        try:
+            if step == "scale":
+                head_dim ** -0.5
+                continue
+            width = heads * head_dim
+            if step == "q_proj" and width < 0:
+                return Failure("ValueError: [bits] Negative dimensions not allowed.", "/head_dim", "validation")
+            if step == "o_proj":
+                math.sqrt(1.0 / width)  # nn.Linear's init scale
+        except (TypeError, ZeroDivisionError, ValueError) as err:
+            return Failure(f"{type(err).__name__}: {err}", "/head_dim", "validation")
+    return None
 
 
 def norm_refusal(family: str, data: dict) -> Failure | None:

@@ -41,6 +41,25 @@ CHECKS_NORM_EPS = frozenset({
     "deepseek_v2", "deepseek_v3", "gpt_oss",
 })
 
+# How each family module's attention takes head_dim as the model is built (models/<family>.py): the args' own
+# (`args.head_dim`, a dataclass field that checks no type), or hidden // heads where it is falsy; then, in
+# order, what it computes from it: the scale (`head_dim**-0.5`), q_proj (nn.Linear(dim, heads * head_dim):
+# mx.random refuses a negative size) and o_proj (nn.Linear(heads * head_dim, dim): its init divides by the
+# input size). The modules left out size their heads as hidden // heads, whatever the file says.
+# tests/knowledge/test_mlx_lm_entries.py reads the table off the installed modules.
+_PROJECTIONS = ("q_proj", "o_proj")
+ATTENTION_HEAD_DIM: dict[str, tuple[str, tuple[str, ...]]] = {
+    "llama": ("or-derived", ("scale", *_PROJECTIONS)),
+    "mistral": ("or-derived", ("scale", *_PROJECTIONS)),  # models/llama.py
+    "olmo2": ("or-derived", ("scale", *_PROJECTIONS)),
+    "qwen3": ("as-is", ("scale", *_PROJECTIONS)),
+    "qwen3_moe": ("as-is", ("scale", *_PROJECTIONS)),
+    "gemma": ("as-is", ("scale", *_PROJECTIONS)),
+    "gemma2": ("as-is", _PROJECTIONS),  # scaled by query_pre_attn_scalar
+    "gemma3_text": ("as-is", _PROJECTIONS),
+    "gpt_oss": ("as-is", _PROJECTIONS),
+}
+
 _ALL_FULL = 'layers(num_hidden_layers, "full_attention")'
 _DERIVED_HEAD = "hidden_size // num_attention_heads"
 _TIE = "True if tie_word_embeddings else False"

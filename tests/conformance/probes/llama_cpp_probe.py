@@ -162,7 +162,8 @@ def _values(reader, config: dict) -> dict:
     heads = key("attention.head_count")
     rope_dims = key("rope.dimension_count")
     # llama.cpp's n_embd_head_k; for LLAMA it refuses a rope.dimension_count that differs.
-    head_dim = key("attention.key_length") or key("embedding_length") // heads
+    key_length = key("attention.key_length")  # 0 is a size too: llama.cpp reads it as written
+    head_dim = key_length if key_length is not None else key("embedding_length") // heads
     freq_base = key("rope.freq_base")
     rope_theta = RUNTIME_DEFAULT_ROPE_THETA if freq_base is None else _float32(freq_base)
     bias_names = sorted({_per_layer_name(name) for name in tensors if name.endswith(".bias")})
