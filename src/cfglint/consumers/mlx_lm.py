@@ -203,18 +203,22 @@ def head_dim_refusal(family: str, data: dict) -> Failure | None:
         head_dim = hidden // heads
     if head_dim is not None and (not isinstance(head_dim, int) or isinstance(head_dim, bool)):
         return None  # a float, a string or a container: not followed (mlx's own type errors)
-    for step in steps:
-        try:
-            if step == "scale":
-                head_dim ** -0.5
-                continue
-            width = heads * head_dim
-            if step == "q_proj" and width < 0:
-                return Failure("ValueError: [bits] Negative dimensions not allowed.", "/head_dim", "validation")
-            if step == "o_proj":
-                math.sqrt(1.0 / width)  # nn.Linear's init scale
-        except (TypeError, ZeroDivisionError, ValueError) as err:
-            return Failure(f"{type(err).__name__}: {err}", "/head_dim", "validation")
+    message = next((m for m in (_attention_step(step, head_dim, heads) for step in steps) if m), None)
+    return Failure(message, "/head_dim", "validation") if message else None
+
+
+def _attention_step(step: str, head_dim: Any, heads: int) -> str | None:
+    try:
+        if step == "scale":
+            head_dim ** -0.5
+            return None
+        width = heads * head_dim
+        if step == "q_proj" and width < 0:
+            return "ValueError: [bits] Negative dimensions not allowed."
+        if step == "o_proj":
+            math.sqrt(1.0 / width)  # nn.Linear's init scale
+    except (TypeError, ZeroDivisionError, ValueError) as err:
+        return f"{type(err).__name__}: {err}"
     return None
 
 
