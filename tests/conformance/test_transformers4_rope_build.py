@@ -50,6 +50,11 @@ HEAD_DIMS = {
     "head-dim-null-dynamic": (None, {"rope_type": "dynamic", "factor": 2.0}),
     "head-dim-null-linear": (None, {"rope_type": "linear", "factor": 2.0}),
     "head-dim-absent-yarn": ("absent", {"rope_type": "yarn", "factor": 2.0}),
+    # a negative rotary width: every init function's torch.arange(0, dim, 2) refuses it
+    "head-dim-negative": (-4, None),
+    "head-dim-negative-float-yarn": (-4.0, {"rope_type": "yarn", "factor": 2.0}),
+    "head-dim-negative-linear": (-4, {"rope_type": "linear", "factor": 2.0}),
+    "head-dim-negative-without-factor": (-4, {"rope_type": "linear"}),  # the init function's KeyError first
 }
 
 THETAS = {"null": None, "string": "x", "list": [1]}
@@ -71,6 +76,8 @@ def _cases() -> dict[str, dict]:
             out[f"{family}-{name}"] = dict(copy.deepcopy(base), rope_scaling=copy.deepcopy(scaling))
         for name, (head_dim, scaling) in HEAD_DIMS.items():
             config = dict(copy.deepcopy(base), rope_scaling=copy.deepcopy(scaling))
+            if scaling is None:
+                config.pop("rope_scaling")
             if head_dim == "absent":
                 config.pop("head_dim", None)
             else:

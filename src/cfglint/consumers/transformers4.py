@@ -90,8 +90,8 @@ def rotary_refusal(data: dict, family: str, head_dim_default: Any = NO_ARGUMENT)
     multiplies the head_dim attribute (modeling_rope_utils.py @ v4.57.6). `head_dim_default` is the default
     of the class's head_dim argument."""
     scaling = data.get("rope_scaling")
-    if not isinstance(scaling, dict):
-        return _base_refusal(data, family)  # "default": its inverse frequencies raise the base to a tensor
+    if not isinstance(scaling, dict):  # "default": its inverse frequencies raise the base to a tensor
+        return _negative_range(data, family, head_dim_default) or _base_refusal(data, family)
     copied = family in known.TYPE_COPIED and "type" in scaling
     written = "rope_type" if "rope_type" in scaling and not copied else "type" if "type" in scaling else None
     at = f"/rope_scaling/{written}" if written else "/rope_scaling"  # the member the type comes from
@@ -119,7 +119,19 @@ def rotary_refusal(data: dict, family: str, head_dim_default: Any = NO_ARGUMENT)
     missing = next((key for key in known.ROPE_INIT_KEYS[kind] if key not in scaling), None)
     if missing:
         return f"KeyError: {missing!r}", "/rope_scaling"
-    return _base_refusal(data, family) or (_yarn_range_refusal(data, family, scaling, head_dim_default) if kind == "yarn" else None)
+    return (_negative_range(data, family, head_dim_default) or _base_refusal(data, family)
+            or (_yarn_range_refusal(data, family, scaling, head_dim_default) if kind == "yarn" else None))
+
+
+def _negative_range(data: dict, family: str, head_dim_default: Any) -> tuple[str, str] | None:
+    """`torch.arange(0, dim, 2)` of a negative rotary width (`int(head_dim * partial_rotary_factor)`), which
+    every init function computes before it raises the base to it."""
+    from cfglint.consumers.transformers5_rope import NEGATIVE_RANGE, negative_width
+
+    head_dim = _head_dim_attribute(data, family, head_dim_default)
+    if negative_width(head_dim, data.get("partial_rotary_factor", 1.0)):
+        return NEGATIVE_RANGE, "/head_dim" if "head_dim" in data else "/rope_scaling"
+    return None
 
 
 def _yarn_range_refusal(data: dict, family: str, scaling: dict, head_dim_default: Any) -> tuple[str, str] | None:

@@ -317,8 +317,8 @@ def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
             return f"KeyError: {kind!r}", type_pointer(params, at)
         if head_dim is None and isinstance(kind, str) and _HEAD_DIM_AS_IS.get(kind) == "model":
             return _NONE_TIMES_FLOAT, "/head_dim" if "head_dim" in data else at or "/rope_parameters"
-        if _negative_width(head_dim, params.get("partial_rotary_factor", 1.0)):  # arange(0, dim, 2): every type's frequencies
-            return _NEGATIVE_RANGE, "/head_dim" if "head_dim" in data else at or "/rope_parameters"
+        if negative_width(head_dim, params.get("partial_rotary_factor", 1.0)):  # arange(0, dim, 2): every type's frequencies
+            return NEGATIVE_RANGE, "/head_dim" if "head_dim" in data else at or "/rope_parameters"
         short, width = params.get("short_factor"), _rotated_head(data, family, head_dim)
         if kind == "longrope" and isinstance(short, list) and width is not None:
             partial = params.get("partial_rotary_factor", 1.0)
@@ -333,10 +333,10 @@ def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
     return None
 
 
-_NEGATIVE_RANGE = "RuntimeError: upper bound and lower bound inconsistent with step sign"
+NEGATIVE_RANGE = "RuntimeError: upper bound and lower bound inconsistent with step sign"
 
 
-def _negative_width(head_dim: Any, partial: Any) -> bool:
+def negative_width(head_dim: Any, partial: Any) -> bool:
     """`int(head_dim * partial_rotary_factor) < 0`, for numbers (DeepSeek's attention sizes its heads from
     other keys, so a negative head_dim reaches the rotary embedding)."""
     numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (head_dim, partial))
