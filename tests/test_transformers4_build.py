@@ -51,7 +51,10 @@ _MISSING_TYPE = "KeyError: \"Missing required keys in `rope_scaling` for 'rope_t
     # dynamic, yarn and longrope multiply the head_dim attribute: Mixtral's is None unless the file gives one
     ("mixtral", {"rope_scaling": {"rope_type": "yarn", "factor": 2.0}, "head_dim": _ABSENT}, "error",
      "TypeError: unsupported operand type(s) for *: 'NoneType' and 'float'", "/rope_scaling"),
+    # ... unless the layers' attention, built first, divides by it (Qwen2's scale)
     ("qwen2", {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}, "head_dim": None}, "error",
+     "TypeError: unsupported operand type(s) for ** or pow(): 'NoneType' and 'float'", "/head_dim"),
+    ("mixtral", {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}, "head_dim": None}, "error",
      "TypeError: unsupported operand type(s) for *: 'NoneType' and 'float'", "/head_dim"),
     ("llama", {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}, "head_dim": None}, "loads", None, None),
     ("mixtral", {"rope_scaling": {"rope_type": "linear", "factor": 2.0}, "head_dim": _ABSENT}, "loads", None, None),

@@ -1,4 +1,5 @@
-"""transformers 4.57's config class takes a file, and building its model's RoPE still stops: cfglint predicts both.
+"""transformers 4.57's config class takes a file, and building its model's attention or RoPE still stops: cfglint
+predicts both.
 
 For every family and a set of `rope_scaling` values in the transformers 4 layout, the real transformers 4.57 (with
 torch) loads the config and builds the family's RotaryEmbedding (tests/conformance/probes/
@@ -50,6 +51,11 @@ HEAD_DIMS = {
     "head-dim-null-dynamic": (None, {"rope_type": "dynamic", "factor": 2.0}),
     "head-dim-null-linear": (None, {"rope_type": "linear", "factor": 2.0}),
     "head-dim-absent-yarn": ("absent", {"rope_type": "yarn", "factor": 2.0}),
+    # the first layer's attention, built before the RoPE: its scale divides by head_dim, its projections
+    # are sized by it (Llama's and gpt-oss's classes derive a null one; Mistral's attention a falsy one)
+    "head-dim-null": (None, None),
+    "head-dim-zero": (0, None),
+    "head-dim-zero-yarn": (0, {"rope_type": "yarn", "factor": 2.0}),
     # a negative rotary width: every init function's torch.arange(0, dim, 2) refuses it
     "head-dim-negative": (-4, None),
     "head-dim-negative-float-yarn": (-4.0, {"rope_type": "yarn", "factor": 2.0}),
@@ -65,6 +71,14 @@ YARN_NUMBERS = {
     "yarn-untruncated-theta-one": (1, {"truncate": False}), "yarn-context-zero": (10000.0, {"original_max_position_embeddings": 0}),
     "yarn-beta-string": (10000.0, {"beta_fast": "x"}), "yarn-betas-lists": (10000.0, {"beta_fast": [1], "beta_slow": [2]}),
     "yarn-beta-negative": (10000.0, {"beta_fast": -1.0}),
+}
+
+
+# DeepSeek-V3's attention reads the scaling's factor and, with mscale_all_dim, its mscale
+MSCALES = {
+    "mscale-string": {"rope_type": "yarn", "factor": 2.0, "mscale_all_dim": "x"},
+    "mscale-factor-string": {"rope_type": "linear", "factor": "x", "mscale_all_dim": 1.0},
+    "mscale-without-factor": {"rope_type": "dynamic", "mscale_all_dim": 1.0},
 }
 
 
@@ -86,6 +100,8 @@ def _cases() -> dict[str, dict]:
         # a base of another JSON type than a number: every init function raises it to a tensor
         for name, theta in THETAS.items():
             out[f"{family}-theta-{name}"] = dict(copy.deepcopy(base), rope_theta=theta)
+        for name, scaling in MSCALES.items():
+            out[f"{family}-{name}"] = dict(copy.deepcopy(base), rope_scaling=copy.deepcopy(scaling))
         for name, (theta, extra) in YARN_NUMBERS.items():
             out[f"{family}-{name}"] = dict(copy.deepcopy(base), rope_theta=theta, rope_scaling={"rope_type": "yarn", "factor": 2.0, **extra})
     return out

@@ -6,13 +6,15 @@ layers...), `rope_theta` defaults to 10000, a legacy `type` in rope_scaling is c
 per-type validators raise KeyError for missing required keys. `rope_parameters` is kept as an inert attribute.
 4.57's YaRN reads `truncate` as transformers 5 does (default true; modeling_rope_utils.py:359): the dict is
 kept as written; its validator compares the betas and divides the context by a given original one.
-Building the model can still refuse what the config class took (rotary_refusal): every family's
-RotaryEmbedding looks the type up in ROPE_INIT_FUNCTIONS, its init function indexes its own keys, and YaRN's
-takes the logarithms of its correction range.
+Building the model can still refuse what the config class took: the layers' attention first
+(attention_refusal: a null or 0 head_dim its scale divides by, a negative one no projection has), then
+(rotary_refusal) every family's RotaryEmbedding looks the type up in ROPE_INIT_FUNCTIONS, its init function
+indexes its own keys, and YaRN's takes the logarithms of its correction range.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from cfglint.consumers.base import Consumer, Failure, View
@@ -120,7 +122,15 @@ def rotary_refusal(data: dict, family: str, head_dim_default: Any = NO_ARGUMENT)
     if missing:
         return f"KeyError: {missing!r}", "/rope_scaling"
     return (_negative_range(data, family, head_dim_default) or _base_refusal(data, family)
+            or (_linear_refusal(scaling["factor"]) if kind == "linear" else None)
             or (_yarn_range_refusal(data, family, scaling, head_dim_default) if kind == "yarn" else None))
+
+
+def _linear_refusal(factor: Any) -> tuple[str, str] | None:
+    """`inv_freq /= factor` (a tensor divided by a JSON value that is not a number), after the base's power."""
+    if _number(factor):
+        return None
+    return f"TypeError: unsupported operand type(s) for /=: 'Tensor' and '{type(factor).__name__}'", "/rope_scaling/factor"
 
 
 def _negative_range(data: dict, family: str, head_dim_default: Any) -> tuple[str, str] | None:
@@ -201,9 +211,47 @@ class Transformers4(Consumer):
             return view.fail(Failure(error, "/rope_scaling", "missing"))
         view.set("rope_scaling", scaling, "/rope_scaling" if scaling else "default")
         read_llama_fields(view, data)
-        refused = rotary_refusal(data, "llama")
+        refused = attention_refusal(data, "llama") or rotary_refusal(data, "llama")
         return view.fail(Failure(refused[0], refused[1], "validation")) if refused else view
 
     def build_refusal(self, data: dict, entry: Entry) -> tuple[str, str] | None:
         field = entry.fields.get("head_dim")
-        return rotary_refusal(data, entry.family, field.default if field is not None else NO_ARGUMENT)
+        return attention_refusal(data, entry.family) or rotary_refusal(data, entry.family, field.default if field is not None else NO_ARGUMENT)
+
+
+def attention_refusal(data: dict, family: str) -> tuple[str, str] | None:
+    """What building the first layer's attention refuses, before the RoPE is built: of the file's head_dim
+    (known.ATTENTION_HEAD_DIM; Llama's and gpt-oss's classes derive a null one), and of a scaling whose
+    factor DeepSeek-V3's reads."""
+    from cfglint.consumers.transformers5_attention import head_size_refusal
+
+    if family in known.ATTENTION_READS_SCALING:
+        return _mscale_refusal(data.get("rope_scaling"))
+    if family not in known.ATTENTION_HEAD_DIM or "head_dim" not in data:
+        return None
+    if data["head_dim"] is None and family in known.HEAD_DIM_FALLBACK:
+        return None
+    return head_size_refusal(data, family, data["head_dim"], known.ATTENTION_HEAD_DIM)
+
+
+def _mscale_refusal(scaling: Any) -> tuple[str, str] | None:
+    """`rope_scaling["factor"]`, then `yarn_get_mscale(factor, mscale_all_dim)` where mscale_all_dim is truthy
+    (`scale <= 1`, then `0.1 * mscale * math.log(scale) + 1.0`), in Python's words."""
+    if not isinstance(scaling, dict):
+        return None  # none, or one the config class refused
+    if "factor" not in scaling:
+        return "KeyError: 'factor'", "/rope_scaling"
+    factor: Any = scaling["factor"]
+    mscale: Any = scaling.get("mscale_all_dim", 0)
+    if isinstance(mscale, (list, dict)) or not mscale:
+        return None  # a list or a dict is truthy too, but not followed here
+    try:
+        if factor <= 1:
+            return None
+    except TypeError as err:
+        return f"TypeError: {err}", "/rope_scaling/factor"
+    try:
+        0.1 * mscale * math.log(factor) + 1.0
+    except (TypeError, ValueError, OverflowError) as err:
+        return f"{type(err).__name__}: {err}", "/rope_scaling/mscale_all_dim"
+    return None

@@ -24,8 +24,13 @@ def attention_refusal(data: dict, family: str) -> tuple[str, str] | None:
     """(message, pointer) of the first thing the attention of the first layer cannot build from head_dim."""
     if family not in ATTENTION_HEAD_DIM or "head_dim" not in data:
         return None  # the class default or hidden // heads: a size every family builds
-    taken, steps = ATTENTION_HEAD_DIM[family]
-    head_dim = class_head_dim(data, family)  # the file's, or the class's own for Llama and Mistral
+    return head_size_refusal(data, family, class_head_dim(data, family))  # the file's, or the class's own for Llama and Mistral
+
+
+def head_size_refusal(data: dict, family: str, head_dim: Any, table: dict = ATTENTION_HEAD_DIM) -> tuple[str, str] | None:
+    """attention_refusal for the config's head_dim attribute as given, the attention built as `table` says
+    (transformers 4.57's: knowledge.transformers4.ATTENTION_HEAD_DIM)."""
+    taken, steps = table[family]
     if taken == "or-derived" and not head_dim:
         head_dim = hidden_per_head(data, family)
     if head_dim is not None and not isinstance(head_dim, _NUMBER):
@@ -43,6 +48,11 @@ def _refused(step: str, head_dim: Any, heads: Any, hidden: Any) -> str | None:
     try:
         if step == "scale":
             head_dim ** -0.5
+            return None
+        if step == "divides-hidden":  # `(self.head_dim * self.num_heads) != self.hidden_size` (Qwen2-MoE in 4.57)
+            if head_dim * heads != hidden:
+                return (f"ValueError: hidden_size must be divisible by num_heads (got `hidden_size`: {hidden} and "
+                        f"`num_heads`: {heads}).")
             return None
         if step == "q_norm":
             return "TypeError: ones(): argument 'size' (position 1) must be tuple of ints, not bool" if isinstance(head_dim, bool) else None

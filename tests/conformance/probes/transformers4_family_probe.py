@@ -6,11 +6,13 @@ Every value is an attribute of the config object `AutoConfig.from_pretrained` re
 from expectation. RoPE is read the way 4.x modeling reads it (`rope_theta`, `rope_scaling`; a 5.x
 `rope_parameters` is inert), as in transformers_config.py. `hidden_act` is the attribute named in the
 installed modeling file's `ACT2FN[config.<name>]` (gemma2/gemma3 read `hidden_activation`). `head_dim` is
-`getattr(config, "head_dim", None) or hidden // heads`, as the modeling code computes it.
-Then the family's RotaryEmbedding is built from that config (torch is installed beside transformers), as its
-base model's `__init__` builds it (the class its `<Family>ForCausalLM` names): the type's init function runs,
-and what it raises is the outcome (an unbuilt rope type, a key the config class did not require, a None
-head_dim).
+the `head_dim` attribute of the first layer's attention, built from that config (torch is installed beside
+transformers) as the model builds it, and what building it raises is the outcome (a null or 0 head_dim that
+its scale divides by, a negative one no projection has); a family whose attention keeps no head_dim (DeepSeek's
+latent attention) reports `getattr(config, "head_dim", None) or hidden // heads`.
+Then the family's RotaryEmbedding is built from that config, as its base model's `__init__` builds it after
+the layers (the class its `<Family>ForCausalLM` names): the type's init function runs, and what it raises
+is the outcome (an unbuilt rope type, a key the config class did not require, a None head_dim).
 Not observed (they live in the modeling code, not the config object): the attention biases of families
 without an `attention_bias` attribute, `attn_logit_softcapping` (the default sdpa attention ignores it),
 and the attention scale of families without `query_pre_attn_scalar`.
@@ -57,7 +59,9 @@ def main(argv: list[str]) -> int:
             theta = config.rope_theta  # a number as a float; another type as the config holds it
             theta = float(theta) if isinstance(theta, (int, float)) and not isinstance(theta, bool) else theta
             values = {"rope_theta": theta, "rope_scaling": _scaling_or_none(scaling)}
-            values["head_dim"] = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+            attention = _built(config, "Attention", layer_idx=0)
+            head_dim = getattr(attention, "head_dim", None) if not isinstance(attention, str) else None
+            values["head_dim"] = head_dim if head_dim is not None else getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
             declared = inspect.signature(type(config).__init__).parameters
             for name in _ATTRIBUTES:
                 # A bias flag the class does not declare is a kwarg it keeps and its model never reads.
@@ -68,8 +72,8 @@ def main(argv: list[str]) -> int:
                 values["hidden_act"] = getattr(config, act)
                 values["hidden_act_attribute"] = act
             result["values"] = values
-            refused = _rope_refusal(config)
-            if refused is not None:
+            refused = attention if isinstance(attention, str) else _built(config, "RotaryEmbedding")
+            if isinstance(refused, str):
                 result.update(outcome="error", message=refused, values={})
         results[model_dir] = result
     payload = {"runtime": "transformers4", "version": transformers.__version__, "results": results}
@@ -78,18 +82,18 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _rope_refusal(config) -> str | None:
-    """What building the family's RotaryEmbedding raises, or None when it builds."""
+def _built(config, part: str, **kwargs):
+    """The family's `<Family><part>` (its Attention, its RotaryEmbedding) built from the text config, or what
+    building it raised, as a line (the class its `<Family>ForCausalLM` names)."""
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
     text = config.get_text_config()
     modeling = importlib.import_module(type(text).__module__.replace(".configuration_", ".modeling_"))
-    rotary = getattr(modeling, MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[text.model_type].removesuffix("ForCausalLM") + "RotaryEmbedding")
+    built = getattr(modeling, MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[text.model_type].removesuffix("ForCausalLM") + part)
     try:
-        rotary(config=text)
+        return built(config=text, **kwargs)
     except Exception as exc:  # the failure to build is the observation, not a probe bug
         return one_line(exc)
-    return None
 
 
 def _activation_attribute(config) -> str | None:
