@@ -21,7 +21,8 @@ IMPLIED = {
 def _shape(expression: str) -> tuple[str | None, str]:
     """Where a value comes from: (the key that is its source when the file has it, else the fallback).
     A constant is hard-coded; a bare name is that key or the default; `name or ...` is that key when written
-    (`head_dim or hidden // heads` with head_dim written), derived otherwise; anything else is derived."""
+    and truthy (`head_dim or hidden // heads` with a head_dim of 0 is derived), `name if name is not None else
+    ...` that key when written, derived otherwise; anything else is derived."""
     import ast
 
     node = ast.parse(expression, mode="eval").body
@@ -29,9 +30,17 @@ def _shape(expression: str) -> tuple[str | None, str]:
         return None, FIXED
     if isinstance(node, ast.Name):
         return node.id, DEFAULT
-    if isinstance(node, ast.BoolOp) and isinstance(node.values[0], ast.Name):
-        return node.values[0].id, DERIVED
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and isinstance(node.values[0], ast.Name):
+        return node.values[0].id, _TRUTHY
+    if (isinstance(node, ast.IfExp) and isinstance(node.body, ast.Name) and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == node.body.id
+            and isinstance(node.test.ops[0], ast.IsNot) and isinstance(node.test.comparators[0], ast.Constant)
+            and node.test.comparators[0].value is None):
+        return node.body.id, DERIVED
     return None, DERIVED
+
+
+_TRUTHY = "truthy"  # _shape's fallback for `name or ...`: derived, and the key only where its value is truthy
 
 
 _Checks = tuple[tuple[Callable[[dict], Any], Check], ...]
@@ -53,7 +62,12 @@ def plan(entry: Entry) -> tuple[Callable[..., None], _Checks, _Checks]:
             lines += [f"    if {key!r} in rope:", f"        values[{key!r}], sources[{key!r}] = rope[{key!r}]"]
             if expression is not None:
                 name, fallback = _shape(expression)
-                source = repr(fallback) if name is None else f"{'/' + name!r} if {name!r} in present else {fallback!r}"
+                if name is None:
+                    source = repr(fallback)
+                elif fallback == _TRUTHY:
+                    source = f"{'/' + name!r} if {name!r} in present and env.get({name!r}) else {DERIVED!r}"
+                else:
+                    source = f"{'/' + name!r} if {name!r} in present else {fallback!r}"
                 lines += ["    else:", f"        values[{key!r}] = {python_source(expression, constants)}",
                           f"        sources[{key!r}] = {source}"]
         steps = compile_function("\n".join(lines) + "\n", "steps", constants)
