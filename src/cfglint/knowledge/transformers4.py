@@ -16,7 +16,6 @@ classes and the plain attribute reads against configs built by them.
 from __future__ import annotations
 
 from cfglint.knowledge.entry import Entry, Source, fields
-from cfglint.knowledge.transformers5 import ATTENTION_HEAD_DIM as _ATTENTION_HEAD_DIM_5
 
 _CHECKED_BY = "tests/knowledge/test_transformers4_entries.py"
 
@@ -60,11 +59,27 @@ FLOATED = {"deepseek_v3": ("beta_fast", "beta_slow", "factor")}
 # before (a file's head_dim wins there).
 HEAD_DIM_FALLBACK = frozenset({"llama", "gpt_oss"})
 # How the first layer's attention takes head_dim as the model is built (<Family>Attention.__init__ in
-# modeling_<family>.py @ v4.57.6): as 5.24's (knowledge.transformers5.ATTENTION_HEAD_DIM), but Qwen2-MoE's
-# checks `head_dim * heads == hidden_size` first and scales in its forward. DeepSeek-V3's reads
+# modeling_<family>.py @ v4.57.6), in the words of knowledge.transformers5.ATTENTION_HEAD_DIM: as 5.24's, but
+# Qwen2-MoE's checks `head_dim * heads == hidden_size` first and scales in its forward. DeepSeek-V3's reads
 # rope_scaling["factor"], and the mscale of a scaling with mscale_all_dim, whenever the file has a scaling.
 # tests/conformance/test_transformers4_rope_build.py builds them with real 4.57.
-ATTENTION_HEAD_DIM = {**_ATTENTION_HEAD_DIM_5, "qwen2_moe": ("as-is", ("divides-hidden", "q_proj"))}
+_SCALED = ("scale", "q_proj")
+ATTENTION_HEAD_DIM: dict[str, tuple[str, tuple[str, ...]]] = {
+    "llama": ("as-is", _SCALED),
+    "qwen2": ("as-is", _SCALED),
+    "qwen2_moe": ("as-is", ("divides-hidden", "q_proj")),
+    "qwen3": ("as-is", (*_SCALED, "q_norm")),
+    "qwen3_moe": ("as-is", (*_SCALED, "q_norm")),
+    "mistral": ("or-derived", _SCALED),
+    "mixtral": ("or-derived", _SCALED),
+    "gemma": ("as-is", _SCALED),
+    "gemma2": ("as-is", ("q_proj",)),
+    "gemma3_text": ("as-is", ("q_proj", "q_norm")),
+    "phi3": ("as-is", ("scale", "o_proj")),
+    "olmo2": ("as-is", _SCALED),
+    "granite": ("as-is", ("q_proj",)),
+    "gpt_oss": ("as-is", _SCALED),
+}
 ATTENTION_READS_SCALING = frozenset({"deepseek_v3"})
 HEAD_DIM_IS_ROPE_WIDTH = frozenset({"deepseek_v2"})
 HEAD_DIM_DEFAULTS_TO_ROPE_WIDTH = frozenset({"deepseek_v3"})
