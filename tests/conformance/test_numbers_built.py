@@ -35,7 +35,7 @@ EPS_FAMILIES = ("qwen2", "mistral", "olmo2", "gemma2", "deepseek_v3")
 # A head_dim the attention divides by, multiplies or sizes a projection with (mlx-lm's modules that read it:
 # knowledge.mlx_lm.ATTENTION_HEAD_DIM; Qwen2's sizes its heads as hidden // heads); the converter packs it as
 # the key length. Each checkpoint is built without head_dim.
-HEAD_DIMS = {"head-dim-null": None, "head-dim-zero": 0, "head-dim-negative": -4}
+HEAD_DIMS = {"head-dim-null": None, "head-dim-zero": 0, "head-dim-negative": -4, "head-dim-string": "16"}
 HEAD_DIM_FAMILIES = ("qwen2", "qwen3", "qwen3_moe", "mistral", "gemma", "gemma2", "gemma3_text", "olmo2", "gpt_oss")
 
 

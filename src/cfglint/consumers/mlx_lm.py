@@ -201,17 +201,21 @@ def head_dim_refusal(family: str, data: dict) -> Failure | None:
         return None  # ModelArgs' own refusals, or an arithmetic this does not follow
     if taken == "or-derived" and not head_dim:
         head_dim = hidden // heads
-    if head_dim is not None and (not isinstance(head_dim, int) or isinstance(head_dim, bool)):
-        return None  # a float, a string or a container: not followed (mlx's own type errors)
     message = next((m for m in (_attention_step(step, head_dim, heads) for step in steps) if m), None)
     return Failure(message, "/head_dim", "validation") if message else None
 
 
+_NOT_A_SIZE = "TypeError: uniform(): incompatible function arguments."  # mx.random.uniform's first words
+
+
 def _attention_step(step: str, head_dim: Any, heads: int) -> str | None:
+    """The error of one step in Python's or mlx's words, or None where it builds."""
     try:
         if step == "scale":
-            head_dim ** -0.5
+            head_dim ** -0.5  # any JSON value: Python's words for the ones that are no number
             return None
+        if isinstance(head_dim, (str, list, float)):
+            return _NOT_A_SIZE  # heads * head_dim is a string, a list or a float (not repeated here)
         width = heads * head_dim
         if step == "q_proj" and width < 0:
             return "ValueError: [bits] Negative dimensions not allowed."
