@@ -23,8 +23,10 @@ say which value the checkpoint needs (W004). Safe, too, where a float field is w
 (`"final_logit_softcapping": 30`, `"router_aux_loss_coef": 0`) that a runtime refuses because its field holds
 a float (transformers 5's strict dataclass compares types, in every field its config class declares, read
 or not): the fix writes the same number as a float, which every runtime reads as it read the integer,
-unless one of them holds the key as an integer. No automatic fix for another value of
-the wrong type.
+unless one of them holds the key as an integer. Unsafe where a `"head_dim": null` is refused (an attention
+that takes the file's head size divides by it): removing the key makes every runtime derive hidden_size //
+num_attention_heads, which must be the checkpoint's head size (W004 says so from the weights). No automatic
+fix for another value of the wrong type.
 """
 
 from cfglint import consumers
@@ -57,7 +59,8 @@ def check(ctx):
     for pointer, effects in groups.items():
         key = pointer.rsplit("/", 1)[-1] or "config"
         refusing = {e.consumer for e in effects}
-        yield Finding(f"{key}: {describe(effects)}", pointer, tuple(effects), _filled(ctx, key, pointer) or _as_float(ctx, key, pointer, refusing))
+        fix = _filled(ctx, key, pointer) or _as_float(ctx, key, pointer, refusing) or _null_head_dim_removed(ctx, key, pointer)
+        yield Finding(f"{key}: {describe(effects)}", pointer, tuple(effects), fix)
 
 
 def _filled(ctx, key: str, pointer: str) -> Fix | None:
@@ -68,6 +71,17 @@ def _filled(ctx, key: str, pointer: str) -> Fix | None:
     if value is None:
         return None
     return Fix(f'add "{key}": {show(value)} (what transformers 5 reads)', Applicability.SAFE, (Edit("set", pointer, value),))
+
+
+def _null_head_dim_removed(ctx, key: str, pointer: str) -> Fix | None:
+    """Remove a null head_dim that an attention divides by: every runtime then derives hidden_size //
+    num_attention_heads. Unsafe: that is the head size the weights must have, which the config does not say."""
+    if key != "head_dim" or pointer != ctx.at(key) or key not in ctx.config or ctx.config[key] is not None:
+        return None
+    hidden, heads = ctx.config.get("hidden_size"), ctx.config.get("num_attention_heads")
+    derived = f" = {hidden // heads}" if type(hidden) is int and type(heads) is int and heads > 0 else ""
+    return Fix(f'remove "head_dim": null (the head size is then derived: hidden_size // num_attention_heads{derived})',
+               Applicability.UNSAFE, (Edit("remove", pointer),))
 
 
 def _as_float(ctx, key: str, pointer: str, refusing: set[str]) -> Fix | None:

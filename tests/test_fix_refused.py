@@ -51,3 +51,25 @@ def test_the_fix_that_mends_the_refusal_applies_and_then_the_others(qwen2_tf5, w
     assert written["rope_theta"] == qwen2_tf5["rope_parameters"]["rope_theta"]  # R001's, in the next round
     assert not [d for d in cfglint.check([directory]).findings if d.code in ("R001", "L001") and d.pointer != "/sliding_window"]
 
+
+
+def test_a_null_head_dim_the_attention_divides_by_is_removed_on_request(write_config, capsys):
+    """Qwen2's attention takes the file's head_dim as it is; removing a null one lets every runtime derive
+    hidden // heads, and the real transformers 5 then builds the model."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from tests.families import BASES
+
+    directory = write_config(dict(resaved(BASES["qwen2"]), head_dim=None))
+    [refused] = [d for d in cfglint.check([directory]).findings if d.code == "L001" and d.pointer == "/head_dim"]
+    assert {e.consumer for e in refused.effects} >= {"transformers-5", "transformers-4"}
+    assert refused.fix.applicability is Applicability.UNSAFE and "hidden_size // num_attention_heads = 16" in refused.fix.message
+
+    assert main(["fix", str(directory), "--write"]) in (0, 1)  # safe fixes only: the key stays
+    assert "head_dim" in json.loads((directory / "config.json").read_text())
+    assert main(["fix", str(directory), "--write", "--unsafe-fixes"]) in (0, 1)
+    capsys.readouterr()
+    assert "head_dim" not in json.loads((directory / "config.json").read_text())
+    model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(directory))
+    assert model.model.layers[0].self_attn.head_dim == 16
+    assert not [d for d in cfglint.check([directory]).findings if d.code == "L001" and d.pointer == "/head_dim"]
