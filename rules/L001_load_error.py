@@ -3,7 +3,10 @@
 ## What it does
 Reports the first error each runtime's config parser hits outside `rope_scaling`, in that runtime's own
 words (serde's for candle and mistral.rs): a missing required key, a float where an integer is required,
-a string where a number or boolean is required, a negative count.
+a string where a number or boolean is required, a negative count; and what building the model refuses (a
+null head_dim the attention divides by). A runtime that loads the file and then fails on it says where:
+"mistralrs fails at the first forward: ...", "transformers-5 fails at generation: ..." (a sliding window of
+0, which its cache keeps one token short of).
 
 ## Why it matters
 transformers 4 accepts almost anything and fills missing keys with Llama-2-7B defaults; the Rust runtimes

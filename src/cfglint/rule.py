@@ -264,6 +264,8 @@ def describe(effects: Iterable[Effect]) -> str:
             verb, rest = "will use", f" {show(e.value)}{why}"
         elif e.outcome == "panic":
             verb, rest = "panic", f" at load ({e.detail})"
+        elif e.outcome == "error" and str(e.detail).startswith("at "):  # it loads, and fails later
+            verb, rest = "fail", f" {e.detail}"
         elif e.outcome == "error":
             verb, rest = "refuse", f" to load ({e.detail})"
         elif e.outcome == "ignores":

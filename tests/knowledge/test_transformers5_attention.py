@@ -4,11 +4,13 @@ cfglint's transformers 5 reading says.
 A family whose class declares no head_dim keeps the file's, and its attention takes it as it is
 (knowledge.transformers5.ATTENTION_HEAD_DIM): a null or 0 head_dim is no absent one there. The table is read
 off the installed modeling code; each family is built with each value (in-process, a tiny model a case).
+And what generating with the built model refuses: a sliding window of 0 or less on a layer that slides.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import json
 import re
@@ -91,3 +93,72 @@ def test_the_attention_table_is_the_installed_modeling_code(family: str) -> None
     source = _attention_source(family)
     read = _read_off(source) if source is not None else None
     assert ATTENTION_HEAD_DIM.get(family) == read, (family, read)
+
+
+# generate()'s sliding-window cache keeps sliding_window - 1 tokens of a sliding layer
+WINDOWS = {"window-negative": -1, "window-zero": 0, "window-one": 1, "window-four": 4}
+_SLIDING_ON = {"use_sliding_window": True, "max_window_layers": 0}  # Qwen's: every layer from the first slides
+
+
+def _generation_cases() -> list[tuple[str, str, dict]]:
+    from tests.families import without_rope
+
+    out = []
+    for family in FAMILIES:
+        base, theta = without_rope(family)
+        base = dict(base, rope_parameters={"rope_type": "default", "rope_theta": theta})
+        base.pop("layer_types", None)  # the class's own pattern, or Qwen's from max_window_layers
+        for name, window in WINDOWS.items():
+            out.append((family, name, dict(base, sliding_window=window, **(_SLIDING_ON if "use_sliding_window" in base else {}))))
+    return out
+
+
+def _generated(config: dict) -> tuple[str, str] | None:
+    """(where, the error's type) of what the installed transformers 5 refuses: "build" for the config class or
+    the model, "generation" for two greedy tokens after a three-token prompt; None when both run."""
+    return _generated_from(json.dumps(config))
+
+
+@functools.lru_cache(maxsize=None)
+def _generated_from(text: str) -> tuple[str, str] | None:
+    import warnings
+
+    import torch
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            config = json.loads(text)
+            model = AutoModelForCausalLM.from_config(CONFIG_MAPPING[config["model_type"]].from_dict(config))
+        except Exception as err:  # noqa: BLE001  (the refusal, whatever its type, is the observation)
+            return "build", type(err).__name__
+        try:
+            with torch.no_grad():
+                model.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=2, do_sample=False)
+        except Exception as err:  # noqa: BLE001
+            return "generation", type(err).__name__
+    return None
+
+
+@pytest.mark.parametrize(("family", "case", "config"), _generation_cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_transformers5_generates_where_cfglint_says(family: str, case: str, config: dict, tmp_path: Path) -> None:  # noqa: ARG001  (in the test id)
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    view = context_of(document.load(tmp_path / "config.json"), [consumers.get("transformers-5")]).views["transformers-5"]
+    observed = _generated(config)
+    if view.outcome == "loads":
+        assert observed is None
+        return
+    assert observed is not None, view.message
+    where, kind = observed
+    assert (where == "generation") == view.message.startswith("at generation:"), (view.message, observed)
+    assert kind in view.message, (view.message, observed)
+
+
+def test_the_generation_cases_reach_a_sliding_layer():
+    """Every family with a sliding window is built with one here, and some refuse at generation."""
+    cases = {(family, case): config for family, case, config in _generation_cases()}
+    refused = [key for key, config in cases.items() if (_generated(config) or ("", ""))[0] == "generation"]
+    assert {family for family, case in refused if case == "window-zero"} >= {"mistral", "mixtral", "gemma2", "gemma3_text", "phi3", "gpt_oss", "qwen2"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import unreadable
-from cfglint.consumers.transformers5_attention import attention_refusal
+from cfglint.consumers.transformers5_attention import attention_refusal, generation_refusal
 from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE, given_parameters, model_refusal, odd_rotary_dimension, rope_refusal, shared_parameters_refusal
 from cfglint.document import Document
 from cfglint.intent import Intent
@@ -147,7 +147,8 @@ class Transformers5(Consumer):
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         def refused() -> tuple[str, str] | None:
             layered = layer_type_keys(doc.data, intent, entry.family)
-            return refusal_for(doc.data, intent, entry) or built_refusal(doc.data, entry.family, layered)
+            return (refusal_for(doc.data, intent, entry) or built_refusal(doc.data, entry.family, layered)
+                    or generation_refusal(intent.values, intent.sources))
 
         return self._intent_unless_refused(doc, intent, refused)
 

@@ -6,7 +6,7 @@ cfglint's derivation like an absent one, where the model's `head_dim**-0.5` fail
 a projection of negative size. The arithmetic is Python's own, run on the file's value, so its errors are
 worded as the model's are; what torch refuses of a projection's size is worded as torch 2.13 does.
 Runs after the config class accepted the file and before the rotary embedding is built (the layers come
-first in every family's model).
+first in every family's model). generation_refusal is what the built model then cannot generate with.
 """
 
 from __future__ import annotations
@@ -77,3 +77,21 @@ def _empty_refusal(shape: list) -> str | None:
     if negative is not None:
         return f"RuntimeError: Trying to create tensor with negative dimension {negative}: [{', '.join(map(str, shape))}]"
     return None
+
+
+# generate()'s sliding-window cache keeps `sliding_window - 1` tokens of a sliding layer (cache_utils.py
+# DynamicSlidingWindowLayer @ v5.24.0), so a window of 0 leaves the attention's shapes one short, and a
+# negative one is refused by the mask's arange; a window of 1 or more generates.
+_SHORT_CACHE = ("at generation: its sliding-window cache keeps sliding_window - 1 tokens (RuntimeError: The size of "
+                "tensor a (n) must match the size of tensor b (n - 1) at non-singleton dimension 3)")
+_NEGATIVE_WINDOW = "at generation: RuntimeError: upper bound and lower bound inconsistent with step sign"
+
+
+def generation_refusal(values: dict, sources: dict) -> tuple[str, str] | None:
+    """(message, pointer) of what generating with the built model refuses: a sliding window of 0 or less on a
+    layer that slides (the intent's values and sources)."""
+    window, layers = values.get("sliding_window"), values.get("layer_types")
+    if type(window) is not int or window > 0 or not isinstance(layers, list) or "sliding_attention" not in layers:
+        return None
+    at = sources.get("sliding_window", "")
+    return (_SHORT_CACHE if window == 0 else _NEGATIVE_WINDOW), at if at.startswith("/") else "/sliding_window"
