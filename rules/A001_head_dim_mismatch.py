@@ -2,7 +2,8 @@
 
 ## What it does
 Reports a `head_dim` that differs from hidden_size // num_attention_heads, for runtimes that ignore the key
-and derive it themselves.
+and derive it themselves; and a `head_dim` transformers does not take (a 0 it replaces by hidden_size //
+num_attention_heads) that a runtime takes as written.
 
 ## Why it matters
 candle and mistral.rs build the attention projections for hidden_size / num_attention_heads per head: the
@@ -19,6 +20,7 @@ candle derives 74 and panics at load.
 No fix: the runtime cannot express the model.
 """
 
+from cfglint.consumers import REFERENCE
 from cfglint.diagnostics import Effect, Finding
 from cfglint.reading import show
 from cfglint.rule import describe
@@ -32,8 +34,12 @@ CONFIG_KEYS = ()
 
 def check(ctx):
     intent = ctx.intent
-    if intent is None or intent.sources.get("head_dim") != ctx.at("head_dim"):
+    if intent is None or "head_dim" not in ctx.config:
         return
+    explicit = intent.sources.get("head_dim") == ctx.at("head_dim")
+    reference = ctx.views.get(REFERENCE)
+    if not explicit and (reference is None or reference.failure is not None):
+        return  # what transformers builds instead is no reading when it refuses the value (L001)
     effects = []
     for name, view in ctx.diverging("head_dim"):
         if view.failure is not None and view.failure.kind == "shape":
@@ -43,5 +49,9 @@ def check(ctx):
     if not effects:
         return
     hidden, heads = intent.dims["hidden_size"], intent.dims["num_attention_heads"]
-    message = f"head_dim {show(intent.values['head_dim'])} is not hidden_size/num_attention_heads ({hidden}/{heads}): {describe(effects)}"
+    if explicit:
+        message = f"head_dim {show(intent.values['head_dim'])} is not hidden_size/num_attention_heads ({hidden}/{heads}): {describe(effects)}"
+    else:
+        message = (f"head_dim {show(ctx.config['head_dim'])} is not taken by transformers, which builds "
+                   f"hidden_size/num_attention_heads ({hidden}/{heads}) = {show(intent.values['head_dim'])}: {describe(effects)}")
     yield Finding(message, ctx.at("head_dim"), tuple(effects))

@@ -32,3 +32,21 @@ def _sources(tmp_path, family: str, runtime: str, **changes) -> tuple[object, st
 ])
 def test_a_fallback_is_derived_and_a_value_taken_is_the_files(tmp_path, runtime, head_dim, expected):
     assert _sources(tmp_path, "mistral", runtime, head_dim=head_dim) == expected
+
+
+def test_a_head_dim_transformers_replaces_is_reported_where_a_runtime_takes_it(tmp_path):
+    """Mistral's attention replaces a head_dim of 0 by hidden // heads; candle, mistral.rs and the converter take the 0
+    (A001). Qwen2's attention divides by it: transformers refuses (L001), and builds nothing to compare with."""
+    import cfglint
+
+    def findings(family: str) -> dict:
+        directory = tmp_path / family
+        directory.mkdir()
+        (directory / "config.json").write_text(json.dumps(dict(copy.deepcopy(BASES[family]), head_dim=0)), encoding="utf-8")
+        return {(d.code, d.pointer): d for d in cfglint.check([directory]).findings}
+
+    mistral = findings("mistral")[("A001", "/head_dim")]
+    assert {e.consumer for e in mistral.effects} == {"candle", "mistralrs", "llama-cpp"}
+    assert "= 16" in mistral.message and all(e.value == 0 for e in mistral.effects)
+    qwen2 = findings("qwen2")
+    assert ("A001", "/head_dim") not in qwen2 and ("L001", "/head_dim") in qwen2
