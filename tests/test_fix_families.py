@@ -98,13 +98,14 @@ def test_transformers5_builds_the_same_model_after_the_fix(name, fixed, tmp_path
 
 
 # One process reads every fixed directory: {directory: what transformers 4.57's config object holds}, or
-# what loading the config or building the family's RotaryEmbedding from it raises (a fix must not make
-# transformers 4 refuse to build the model; transformers4_family_probe.py builds it as modeling does).
+# what loading the config or building the family's first attention and RotaryEmbedding from it raises (a fix
+# must not make transformers 4 refuse to build the model; transformers4_family_probe.py builds them as
+# modeling does).
 T4_PROBE = r'''
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import transformers
-from transformers4_family_probe import _rope_refusal
+from transformers4_family_probe import build_refusal
 out = {}
 for folder in sys.argv[2:]:
     try:
@@ -112,7 +113,7 @@ for folder in sys.argv[2:]:
     except Exception as exc:  # a refusal is an observation
         out[folder] = {"error": f"{type(exc).__name__}: {exc}"}
         continue
-    refused = _rope_refusal(config)
+    refused = build_refusal(config)
     if refused is not None:
         out[folder] = {"error": refused}
         continue

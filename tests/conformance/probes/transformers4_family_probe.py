@@ -82,6 +82,16 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def build_refusal(config) -> str | None:
+    """What building the first layer's attention, then the RotaryEmbedding, raises, as a line; None when both
+    build (what a model of this config meets first)."""
+    for part, kwargs in (("Attention", {"layer_idx": 0}), ("RotaryEmbedding", {})):
+        built = _built(config, part, **kwargs)
+        if isinstance(built, str):
+            return built
+    return None
+
+
 def _built(config, part: str, **kwargs):
     """The family's `<Family><part>` (its Attention, its RotaryEmbedding) built from the text config, or what
     building it raised, as a line (the class its `<Family>ForCausalLM` names)."""
