@@ -56,6 +56,7 @@ HEAD_DIMS = {
     "head-dim-null": (None, None),
     "head-dim-zero": (0, None),
     "head-dim-zero-yarn": (0, {"rope_type": "yarn", "factor": 2.0}),
+    "head-dim-string": ("16", None),
     # a negative rotary width: every init function's torch.arange(0, dim, 2) refuses it
     "head-dim-negative": (-4, None),
     "head-dim-negative-float-yarn": (-4.0, {"rope_type": "yarn", "factor": 2.0}),

@@ -134,13 +134,17 @@ def _linear_refusal(factor: Any) -> tuple[str, str] | None:
 
 
 def _negative_range(data: dict, family: str, head_dim_default: Any) -> tuple[str, str] | None:
-    """`torch.arange(0, dim, 2)` of a negative rotary width (`int(head_dim * partial_rotary_factor)`), which
-    every init function computes before it raises the base to it."""
+    """The rotary width `int(head_dim * partial_rotary_factor)` and `torch.arange(0, dim, 2)` of it, which every
+    init function computes before it raises the base to it: a string or a list head_dim times a float factor
+    (Python's TypeError; times an integer it would be a repetition, not followed), a negative width."""
     from cfglint.consumers.transformers5_rope import NEGATIVE_RANGE, negative_width
 
-    head_dim = _head_dim_attribute(data, family, head_dim_default)
-    if negative_width(head_dim, data.get("partial_rotary_factor", 1.0)):
-        return NEGATIVE_RANGE, "/head_dim" if "head_dim" in data else "/rope_scaling"
+    head_dim, partial = _head_dim_attribute(data, family, head_dim_default), data.get("partial_rotary_factor", 1.0)
+    at = "/head_dim" if "head_dim" in data else "/rope_scaling"
+    if isinstance(head_dim, (str, list)) and type(partial) is float:
+        return "TypeError: can't multiply sequence by non-int of type 'float'", at
+    if negative_width(head_dim, partial):
+        return NEGATIVE_RANGE, at
     return None
 
 

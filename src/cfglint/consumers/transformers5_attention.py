@@ -17,8 +17,6 @@ from cfglint.consumers.transformers5_rope import class_head_dim, hidden_per_head
 from cfglint.knowledge.transformers5 import ATTENTION_HEAD_DIM
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 
-_NUMBER = (int, float)
-
 
 def attention_refusal(data: dict, family: str) -> tuple[str, str] | None:
     """(message, pointer) of the first thing the attention of the first layer cannot build from head_dim."""
@@ -33,8 +31,8 @@ def head_size_refusal(data: dict, family: str, head_dim: Any, table: dict = ATTE
     taken, steps = table[family]
     if taken == "or-derived" and not head_dim:
         head_dim = hidden_per_head(data, family)
-    if head_dim is not None and not isinstance(head_dim, _NUMBER):
-        return None  # a string or a container: validate_rope compares it first (odd_rotary_dimension)
+    if isinstance(head_dim, dict):
+        return None  # transformers 5's validate_rope compares it first (odd_rotary_dimension); 4.57's not followed
     heads = data.get("num_attention_heads", FIELD_DEFAULTS[family].get("num_attention_heads"))
     hidden = data.get("hidden_size", FIELD_DEFAULTS[family].get("hidden_size"))
     for step in steps:
@@ -45,18 +43,22 @@ def head_size_refusal(data: dict, family: str, head_dim: Any, table: dict = ATTE
 
 
 def _refused(step: str, head_dim: Any, heads: Any, hidden: Any) -> str | None:
+    """One step's error, Python's own where it is Python arithmetic. A string or a list head_dim (which
+    transformers 5's validate_rope refuses first, and 4.57 takes) times the heads is a repetition: its type,
+    not its value, is what the steps after see, so it is not made."""
+    sequence = isinstance(head_dim, (str, list))
     try:
         if step == "scale":
             head_dim ** -0.5
             return None
         if step == "divides-hidden":  # `(self.head_dim * self.num_heads) != self.hidden_size` (Qwen2-MoE in 4.57)
-            if head_dim * heads != hidden:
+            if sequence or head_dim * heads != hidden:
                 return (f"ValueError: hidden_size must be divisible by num_heads (got `hidden_size`: {hidden} and "
                         f"`num_heads`: {heads}).")
             return None
         if step == "q_norm":
             return "TypeError: ones(): argument 'size' (position 1) must be tuple of ints, not bool" if isinstance(head_dim, bool) else None
-        width = heads * head_dim  # nn.Linear's features
+        width = head_dim if sequence else heads * head_dim  # nn.Linear's features (a repetition keeps the type)
     except (TypeError, ZeroDivisionError, OverflowError) as err:
         return f"{type(err).__name__}: {err}"
     if not isinstance(heads, int) or not isinstance(hidden, int):
@@ -68,11 +70,12 @@ def _refused(step: str, head_dim: Any, heads: Any, hidden: Any) -> str | None:
 def _empty_refusal(shape: list) -> str | None:
     """torch.empty(shape), as nn.Linear allocates its weight (torch 2.13's words)."""
     for position, size in enumerate(shape):
-        if isinstance(size, float):
+        if not isinstance(size, int):
+            kind = type(size).__name__
             if position == 0:
-                return "TypeError: empty(): argument 'size' (position 1) must be tuple of ints, but found element of type float at pos 0"
+                return f"TypeError: empty(): argument 'size' (position 1) must be tuple of ints, but found element of type {kind} at pos 0"
             return ("TypeError: empty(): argument 'size' failed to unpack the object at pos 2 with error "
-                    '"type must be tuple of ints,but got float"')
+                    f'"type must be tuple of ints,but got {kind}"')
     negative = next((size for size in shape if size < 0), None)
     if negative is not None:
         return f"RuntimeError: Trying to create tensor with negative dimension {negative}: [{', '.join(map(str, shape))}]"
