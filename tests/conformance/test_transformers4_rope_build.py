@@ -113,15 +113,20 @@ CASES = _cases()
 
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory) -> dict[str, tuple[Path, dict]]:
-    root = tmp_path_factory.mktemp("transformers4-rope-build")
+    return transformers4_reports(tmp_path_factory.mktemp("transformers4-rope-build"), CASES)
+
+
+def transformers4_reports(root: Path, cases: dict[str, dict], *flags: str) -> dict[str, tuple[Path, dict]]:
+    """case -> (its directory under root, what the real 4.57 with torch reported of it), one probe process for
+    all (transformers4_family_probe.py with `flags`)."""
     directories = {}
-    for case, config in CASES.items():
+    for case, config in cases.items():
         directory = root / case
         directory.mkdir()
         (directory / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         directories[str(directory)] = case
     python = runtime_python(*TRANSFORMERS4_WITH_TORCH)
-    report = run_probe(python, "transformers4_family_probe.py", *directories, timeout=900)
+    report = run_probe(python, "transformers4_family_probe.py", *flags, *directories, timeout=900)
     return {directories[d]: (Path(d), result) for d, result in report["results"].items()}
 
 

@@ -104,7 +104,8 @@ for family, spec in json.load(sys.stdin).items():
     nested = cls(rope_parameters={"rope_theta": 123.0, "rope_type": "linear", "factor": 2.0})
     ignored = {"rope_theta": nested.rope_theta, "rope_scaling": getattr(nested, "rope_scaling", None),
                "rope_parameters": nested.rope_parameters}
-    out[family] = {"class": cls.__name__, "signature": signature, "attributes": attributes, "nested": ignored}
+    out[family] = {"class": cls.__name__, "signature": signature, "attributes": attributes, "nested": ignored,
+                   "has_layer_types": hasattr(cls(), "layer_types")}
 print(json.dumps(out))
 '''
 
@@ -185,3 +186,11 @@ def test_rope_parameters_is_ignored(entry, installed):
     assert nested["rope_parameters"] == {"rope_theta": 123.0, "rope_type": "linear", "factor": 2.0}
     assert nested["rope_theta"] == entry.fields["rope_theta"].default
     assert nested["rope_scaling"] == (entry.fields["rope_scaling"].default if "rope_scaling" in entry.fields else None)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.family)
+def test_the_classes_holding_layer_types_are_the_ones_known(entry, installed):
+    """generate()'s cache takes a config's layer_types where the class holds them (CONFIG_LAYER_TYPES)."""
+    from cfglint.knowledge.transformers4 import CONFIG_LAYER_TYPES
+
+    assert installed[entry.family]["has_layer_types"] == (entry.family in CONFIG_LAYER_TYPES)

@@ -222,6 +222,30 @@ class Transformers4(Consumer):
         field = entry.fields.get("head_dim")
         return attention_refusal(data, entry.family) or rotary_refusal(data, entry.family, field.default if field is not None else NO_ARGUMENT)
 
+    def read_family(self, doc: Document, intent: Intent, entry: Entry) -> View:
+        view = super().read_family(doc, intent, entry)
+        refused = generation_refusal(view.values, entry.family) if view.failure is None else None
+        return view.fail(Failure(refused, "/sliding_window", "validation")) if refused else view
+
+
+def generation_refusal(values: dict, family: str) -> str | None:
+    """What generate() refuses of a model that builds: DynamicCache's sliding layers (known.CONFIG_LAYER_TYPES)
+    with `config.sliding_window or None` as their window."""
+    window = values.get("sliding_window")
+    if (window is not None and (type(window) is not int or window > 0)) or family in known.LEGACY_MASK:
+        return None  # a window that generates, or one this does not follow
+    effective = window or None
+    if family in known.CONFIG_LAYER_TYPES:
+        layers = values.get("layer_types")
+        sliding = isinstance(layers, list) and "sliding_attention" in layers
+    else:
+        sliding = effective is not None
+    if not sliding:
+        return None
+    if effective is None:
+        return "at generation: TypeError: '>=' not supported between instances of 'int' and 'NoneType'"
+    return "at generation: RuntimeError: upper bound and lower bound inconsistent with step sign"
+
 
 def attention_refusal(data: dict, family: str) -> tuple[str, str] | None:
     """What building the first layer's attention refuses, before the RoPE is built: of the file's head_dim

@@ -81,6 +81,15 @@ ATTENTION_HEAD_DIM: dict[str, tuple[str, tuple[str, ...]]] = {
     "gpt_oss": ("as-is", _SCALED),
 }
 ATTENTION_READS_SCALING = frozenset({"deepseek_v3"})
+# The config classes that hold a `layer_types` attribute (tests/knowledge/test_transformers4_entries.py). For
+# generate(), DynamicCache (cache_utils.py @ v4.57.6) takes `config.sliding_window or None` and these layer
+# types, else every layer slides where that window is not None: a window of 0 on a sliding layer of these
+# classes makes a DynamicSlidingWindowLayer of window None, which compares its length with None; a negative
+# window fails the mask's arange in every family.
+CONFIG_LAYER_TYPES = frozenset({"qwen2", "qwen3", "gemma2", "gemma3_text", "gpt_oss"})
+# Qwen2-MoE's modeling keeps the legacy `_update_causal_mask`, not masking_utils' sliding mask: observed to
+# generate with a window of -1 (tests/conformance/test_transformers4_generation.py).
+LEGACY_MASK = frozenset({"qwen2_moe"})
 HEAD_DIM_IS_ROPE_WIDTH = frozenset({"deepseek_v2"})
 HEAD_DIM_DEFAULTS_TO_ROPE_WIDTH = frozenset({"deepseek_v3"})
 

@@ -1,6 +1,6 @@
 """Probe: what transformers 4.x reads of model directories of any family, and whether their model builds its RoPE.
 
-Usage: python transformers4_family_probe.py MODEL_DIR [MODEL_DIR ...]
+Usage: python transformers4_family_probe.py [--generate] MODEL_DIR [MODEL_DIR ...]
 
 Every value is an attribute of the config object `AutoConfig.from_pretrained` returns, never one computed
 from expectation. RoPE is read the way 4.x modeling reads it (`rope_theta`, `rope_scaling`; a 5.x
@@ -13,6 +13,9 @@ latent attention) reports `getattr(config, "head_dim", None) or hidden // heads`
 Then the family's RotaryEmbedding is built from that config, as its base model's `__init__` builds it after
 the layers (the class its `<Family>ForCausalLM` names): the type's init function runs, and what it raises
 is the outcome (an unbuilt rope type, a key the config class did not require, a None head_dim).
+With --generate, a model that builds is then built whole (seeded weights) and made to generate two greedy
+tokens after a three-token prompt, whatever they are; what that raises is the outcome, its message led by
+"at generation: ".
 Not observed (they live in the modeling code, not the config object): the attention biases of families
 without an `attention_bias` attribute, `attn_logit_softcapping` (the default sdpa attention ignores it),
 and the attention scale of families without `query_pre_attn_scalar`.
@@ -43,8 +46,9 @@ def main(argv: list[str]) -> int:
     import transformers
     from transformers_config import _scaling_or_none
 
+    generating = "--generate" in argv
     results = {}
-    for model_dir in argv:
+    for model_dir in [a for a in argv if a != "--generate"]:
         result = {"outcome": "loads", "message": None, "values": {}}
         try:
             config = transformers.AutoConfig.from_pretrained(model_dir, local_files_only=True)
@@ -73,6 +77,8 @@ def main(argv: list[str]) -> int:
                 values["hidden_act_attribute"] = act
             result["values"] = values
             refused = attention if isinstance(attention, str) else _built(config, "RotaryEmbedding")
+            if not isinstance(refused, str) and generating:
+                refused = _generation_refusal(config)
             if isinstance(refused, str):
                 result.update(outcome="error", message=refused, values={})
         results[model_dir] = result
@@ -80,6 +86,20 @@ def main(argv: list[str]) -> int:
     json_out.write(json.dumps(payload, default=str) + "\n")
     json_out.flush()
     return 0
+
+
+def _generation_refusal(config) -> str | None:
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    try:
+        model = transformers.AutoModelForCausalLM.from_config(config)
+        with torch.no_grad():
+            model.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=2, min_new_tokens=2, do_sample=False)
+    except Exception as exc:  # the failure is the observation, not a probe bug
+        return "at generation: " + one_line(exc)
+    return None
 
 
 def build_refusal(config) -> str | None:
