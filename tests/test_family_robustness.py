@@ -13,10 +13,10 @@ import random
 import pytest
 
 from cfglint.cli import main
-from tests.families import all_cases
+from tests.families import BASES, all_cases
 
 CASES = list(all_cases(with_resaved=False).values())
-VALUES = [None, True, False, 0, -1, 1.5, 10**30, 1e308, "x", "", "gelu", [], [1, "a"], {}, {"rope_type": {}},
+VALUES = [None, True, False, 0, -1, 1.5, 10**30, 2**1100 + 1, 1e308, "x", "", "gelu", [], [1, "a"], {}, {"rope_type": {}},
           {"type": []}, {"full_attention": []}, {"rope_theta": "1e6", "rope_type": "yarn"}]
 KEYS = ["rope_parameters", "rope_scaling", "layer_types", "head_dim", "sliding_window", "text_config", "rope_local_base_freq",
         "partial_rotary_factor", "num_hidden_layers", "num_attention_heads", "attention_multiplier", "hidden_act",
@@ -41,8 +41,10 @@ def mutated(rng: random.Random) -> dict:
 
 
 # Inputs that once raised: an object as rope_type reached a dict lookup (transformers 4's and mlx-lm's scaling
-# readers), and Phi-3's longrope arithmetic met a null context.
+# readers), Phi-3's longrope arithmetic met a null context, and mlx-lm's attention scale an int beyond a float.
 ONCE_RAISED = [
+    dict(BASES["qwen3"], head_dim=2**1100 + 1),
+    dict(BASES["gemma2"], head_dim=2**1100),
     {"model_type": "llama", "rope_theta": 10000.0, "rope_scaling": {"rope_type": {}, "factor": 2.0}},
     {"model_type": "llama", "rope_parameters": {"rope_type": [1], "rope_theta": 10000.0}},
     {"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4, "rope_scaling": {"rope_type": {}, "factor": 2.0}},

@@ -217,11 +217,13 @@ def _attention_step(step: str, head_dim: Any, heads: int) -> str | None:
         if isinstance(head_dim, (str, list, float)):
             return _NOT_A_SIZE  # heads * head_dim is a string, a list or a float (not repeated here)
         width = heads * head_dim
+        if isinstance(width, int) and abs(width) >= 2**31:
+            return None  # beyond mlx's shapes: its own refusal, not followed
         if step == "q_proj" and width < 0:
             return "ValueError: [bits] Negative dimensions not allowed."
         if step == "o_proj":
             math.sqrt(1.0 / width)  # nn.Linear's init scale
-    except (TypeError, ZeroDivisionError, ValueError) as err:
+    except (TypeError, ZeroDivisionError, ValueError, OverflowError) as err:
         return f"{type(err).__name__}: {err}"
     return None
 
