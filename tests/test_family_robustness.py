@@ -45,6 +45,17 @@ def mutated(rng: random.Random) -> dict:
 ONCE_RAISED = [
     dict(BASES["qwen3"], head_dim=2**1100 + 1),
     dict(BASES["gemma2"], head_dim=2**1100),
+    # ... and widths, contexts and scales beyond a float: YaRN's, longrope's and DeepSeek's arithmetic
+    dict(BASES["gpt_oss"], partial_rotary_factor=1e308),
+    dict(BASES["qwen2"], rope_scaling={"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 3},
+         max_position_embeddings=2**1100 + 1),
+    dict(BASES["phi3"], partial_rotary_factor=10**30),
+    dict(BASES["phi3"], partial_rotary_factor=1e308,
+         rope_scaling={"rope_type": "longrope", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8}),
+    dict(BASES["deepseek_v3"], rope_scaling={"rope_type": "yarn", "factor": 40.0, "mscale_all_dim": 2**1100 + 1,
+                                             "original_max_position_embeddings": 64}),
+    dict(BASES["qwen3"], rope_scaling={"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 64},
+         partial_rotary_factor=1e308),
     {"model_type": "llama", "rope_theta": 10000.0, "rope_scaling": {"rope_type": {}, "factor": 2.0}},
     {"model_type": "llama", "rope_parameters": {"rope_type": [1], "rope_theta": 10000.0}},
     {"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4, "rope_scaling": {"rope_type": {}, "factor": 2.0}},

@@ -165,7 +165,11 @@ def _yarn_range_refusal(data: dict, family: str, scaling: dict, head_dim_default
     context = scaling.get("original_max_position_embeddings") or data.get("max_position_embeddings", defaults.get("max_position_embeddings"))
     if not all(_number(v) for v in (base, head_dim, partial, context)):
         return None
-    refused = yarn_range_error(int(head_dim * partial), base, context, or_defaulted_betas(scaling), scaling.get("truncate", True))
+    try:
+        dim = int(head_dim * partial)
+    except OverflowError as err:  # an infinite width, as _compute_yarn_parameters meets it
+        return f"OverflowError: {err}", "/head_dim" if "head_dim" in data else "/rope_scaling"
+    refused = yarn_range_error(dim, base, context, or_defaulted_betas(scaling), scaling.get("truncate", True))
     if refused is None:
         return None
     message, key = refused

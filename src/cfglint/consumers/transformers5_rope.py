@@ -193,14 +193,14 @@ def rope_refusal(data: dict, family: str, layer_type_keys: list[str] | tuple[str
 
 def _yarn_validation_refusal(data: dict, family: str, params: dict, at: str) -> tuple[str, str] | None:
     """_validate_yarn_rope_parameters' arithmetic (yarn_validation_error): the class wraps a TypeError, not the
-    ZeroDivisionError of an original context of 0."""
+    ZeroDivisionError of an original context of 0 or the OverflowError of a context beyond a float."""
     context = data.get("max_position_embeddings", FIELD_DEFAULTS[family].get("max_position_embeddings"))
     refused = yarn_validation_error(params, context, null_original_skipped=False)
     if refused is None:
         return None
     err, key = refused
     message = f"{type(err).__name__}: {err}"
-    return (message if isinstance(err, ZeroDivisionError) else class_validation("validate_rope", message)), f"{at}/{key}"
+    return (message if isinstance(err, ArithmeticError) else class_validation("validate_rope", message)), f"{at}/{key}"
 
 
 def yarn_validation_error(params: dict, context: Any, null_original_skipped: bool) -> tuple[Exception, str] | None:
@@ -216,7 +216,7 @@ def yarn_validation_error(params: dict, context: Any, null_original_skipped: boo
         return None
     try:
         context / original
-    except (TypeError, ZeroDivisionError) as err:
+    except (TypeError, ZeroDivisionError, OverflowError) as err:
         return err, "original_max_position_embeddings"
     return None
 
@@ -231,7 +231,10 @@ def _phi3_refusal(data: dict) -> tuple[str, str] | None:
     per_head, partial = hidden_per_head(data, "phi3"), params.get("partial_rotary_factor")
     if per_head is None or not isinstance(partial, (int, float)):
         return None
-    rotary_ndims = int(per_head * partial)
+    try:
+        rotary_ndims = int(per_head * partial)
+    except OverflowError as err:  # an infinite width: raised as it is, not one the strict dataclass wraps
+        return f"OverflowError: {err}", f"{at}/partial_rotary_factor" if "partial_rotary_factor" in params else "/partial_rotary_factor"
     for name in ("short_factor", "long_factor"):
         factors = params.get(name)
         if factors is None:
@@ -322,7 +325,7 @@ def model_refusal(data: dict, family: str) -> tuple[str, str] | None:
         short, width = params.get("short_factor"), _rotated_head(data, family, head_dim)
         if kind == "longrope" and isinstance(short, list) and width is not None:
             partial = params.get("partial_rotary_factor", 1.0)
-            frequencies = len(range(0, int(width * partial), 2)) if isinstance(partial, (int, float)) else None
+            frequencies = _frequencies(width, partial)
             if frequencies is not None and len(short) not in (1, frequencies):
                 message = f"RuntimeError: The size of tensor a ({len(short)}) must match the size of tensor b ({frequencies}) at non-singleton dimension 0"
                 return message, f"{at or '/rope_parameters'}/short_factor"
@@ -346,6 +349,18 @@ def negative_width(head_dim: Any, partial: Any) -> bool:
         return False
 
 
+def _frequencies(width: int, partial: Any) -> int | None:
+    """How many inverse frequencies `torch.arange(0, int(width * partial), 2)` makes, or None where the
+    partial factor is no number or the width is beyond what a tensor holds (not followed)."""
+    if not isinstance(partial, (int, float)):
+        return None
+    try:
+        dim = int(width * partial)
+    except OverflowError:
+        return None
+    return max(0, (dim + 1) // 2) if dim < 2**62 else None
+
+
 def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim: int) -> tuple[str, str] | None:
     """_compute_yarn_parameters' correction range (yarn_range_error) on the parameters the class keeps."""
     from cfglint.readers.converter import class_theta
@@ -355,7 +370,11 @@ def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim
     context = params.get("original_max_position_embeddings")
     if not all(isinstance(v, (int, float)) for v in (base, partial, context)):
         return None  # the class refuses another type, or the ramp's tensors do
-    refused = yarn_range_error(int(head_dim * partial), base, context, or_defaulted_betas(params), params.get("truncate", True))
+    try:
+        dim = int(head_dim * partial)
+    except OverflowError as err:  # an infinite width, as _compute_yarn_parameters meets it
+        return f"OverflowError: {err}", "/head_dim" if "head_dim" in data else at or "/rope_parameters"
+    refused = yarn_range_error(dim, base, context, or_defaulted_betas(params), params.get("truncate", True))
     if refused is None:
         return None
     message, key = refused

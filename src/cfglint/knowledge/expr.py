@@ -77,9 +77,12 @@ def _mla_scalar(qk_head_dim: Any, factor: Any, mscale_all_dim: Any) -> float | N
         return qk_head_dim
     if not (_number(factor) and _number(mscale_all_dim)):
         return None
-    mscale = 1.0 if factor <= 1 else 0.1 * mscale_all_dim * math.log(factor) + 1.0
-    square = mscale * mscale  # multiplied, as DeepSeek's attention does: an overflow is inf (scale inf, S 0), not an error
-    return qk_head_dim / (square * square) if mscale else None
+    try:
+        mscale = 1.0 if factor <= 1 else 0.1 * mscale_all_dim * math.log(factor) + 1.0
+        square = mscale * mscale  # multiplied, as DeepSeek's attention does: an overflow is inf (scale inf, S 0), not an error
+        return qk_head_dim / (square * square) if mscale else None
+    except OverflowError:  # an integer beyond a float's range: the runtime's own error, not a value
+        return None
 
 
 def _get(obj: Any, key: str) -> Any:
