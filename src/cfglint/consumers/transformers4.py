@@ -9,7 +9,8 @@ kept as written; its validator compares the betas and divides the context by a g
 Building the model can still refuse what the config class took: the layers' attention first
 (attention_refusal: a null or 0 head_dim its scale divides by, a negative one no projection has), then
 (rotary_refusal) every family's RotaryEmbedding looks the type up in ROPE_INIT_FUNCTIONS, its init function
-indexes its own keys, and YaRN's takes the logarithms of its correction range.
+indexes its own keys, and YaRN's takes the logarithms of its correction range. A model that builds can still
+fail at generation (generation_refusal: a sliding window of 0 or less in DynamicCache's sliding layers).
 """
 
 from __future__ import annotations
