@@ -153,7 +153,7 @@ def _yarn_range_refusal(data: dict, family: str, scaling: dict, head_dim_default
     """_compute_yarn_parameters' correction range (yarn_range_error) on config.rope_theta, the head_dim
     attribute (or hidden // heads) times the partial factor, and the original context or the context."""
     from cfglint import knowledge
-    from cfglint.consumers.transformers5_rope import or_defaulted_betas, yarn_range_error
+    from cfglint.consumers.transformers5_rope import or_defaulted_betas, rotary_width, yarn_range_error
 
     entry = knowledge.entry("transformers-4", family)
     defaults = {k: f.default for k, f in entry.fields.items()} if entry is not None else LLAMA_DEFAULTS
@@ -166,10 +166,9 @@ def _yarn_range_refusal(data: dict, family: str, scaling: dict, head_dim_default
     context = scaling.get("original_max_position_embeddings") or data.get("max_position_embeddings", defaults.get("max_position_embeddings"))
     if not all(_number(v) for v in (base, head_dim, partial, context)):
         return None
-    try:
-        dim = int(head_dim * partial)
-    except OverflowError as err:  # an infinite width, as _compute_yarn_parameters meets it
-        return f"OverflowError: {err}", "/head_dim" if "head_dim" in data else "/rope_scaling"
+    dim = rotary_width(head_dim, partial)
+    if isinstance(dim, OverflowError):  # as _compute_yarn_parameters meets it
+        return f"OverflowError: {dim}", "/head_dim" if "head_dim" in data else "/rope_scaling"
     refused = yarn_range_error(dim, base, context, or_defaulted_betas(scaling), scaling.get("truncate", True))
     if refused is None:
         return None

@@ -231,10 +231,9 @@ def _phi3_refusal(data: dict) -> tuple[str, str] | None:
     per_head, partial = hidden_per_head(data, "phi3"), params.get("partial_rotary_factor")
     if per_head is None or not isinstance(partial, (int, float)):
         return None
-    try:
-        rotary_ndims = int(per_head * partial)
-    except OverflowError as err:  # an infinite width: raised as it is, not one the strict dataclass wraps
-        return f"OverflowError: {err}", f"{at}/partial_rotary_factor" if "partial_rotary_factor" in params else "/partial_rotary_factor"
+    rotary_ndims = rotary_width(per_head, partial)
+    if isinstance(rotary_ndims, OverflowError):  # raised as it is, not one the strict dataclass wraps
+        return f"OverflowError: {rotary_ndims}", f"{at}/partial_rotary_factor" if "partial_rotary_factor" in params else "/partial_rotary_factor"
     for name in ("short_factor", "long_factor"):
         factors = params.get(name)
         if factors is None:
@@ -268,11 +267,10 @@ def odd_rotary_dimension(data: dict, family: str) -> tuple[str, str] | None:
         factor = params.get("partial_rotary_factor", given if given is not None else 1.0) if isinstance(params, dict) else 1.0
         if not isinstance(factor, (int, float)):
             continue
-        try:
-            whole = int(head_dim * factor) == head_dim
-        except OverflowError as err:  # an integer beyond a float's range: raised as it is
-            return f"OverflowError: {err}", "/head_dim"  # not one the strict dataclass wraps
-        if whole:
+        width = rotary_width(head_dim, factor)
+        if isinstance(width, OverflowError):  # raised as it is, not one the strict dataclass wraps
+            return f"OverflowError: {width}", "/head_dim"
+        if width == head_dim:
             message = (f"ValueError: RoPE requires an even rotary dimension, but got `head_dim`={head_dim} with "
                        f"`partial_rotary_factor`={factor} for `{layer_type}`.")
             return class_validation("validate_rope", message), "/head_dim"
@@ -342,11 +340,22 @@ NEGATIVE_RANGE = "RuntimeError: upper bound and lower bound inconsistent with st
 def negative_width(head_dim: Any, partial: Any) -> bool:
     """`int(head_dim * partial_rotary_factor) < 0`, for numbers (DeepSeek's attention sizes its heads from
     other keys, so a negative head_dim reaches the rotary embedding)."""
-    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (head_dim, partial))
-    try:
-        return numbers and int(head_dim * partial) < 0
-    except (OverflowError, ValueError):  # beyond a float's range, or not a number: validate_rope says so first
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (head_dim, partial)):
         return False
+    try:
+        width = rotary_width(head_dim, partial)
+    except ValueError:  # not a number (NaN): validate_rope says so first
+        return False
+    return isinstance(width, int) and width < 0  # beyond a float's range: validate_rope says so first
+
+
+def rotary_width(head_dim: Any, partial: Any) -> int | OverflowError:
+    """`int(head_dim * partial_rotary_factor)`, the width every RoPE init function rotates, or the
+    OverflowError transformers meets, unwrapped, where the product is beyond a float's range."""
+    try:
+        return int(head_dim * partial)
+    except OverflowError as err:
+        return err
 
 
 def _frequencies(width: int, partial: Any) -> int | None:
@@ -354,11 +363,8 @@ def _frequencies(width: int, partial: Any) -> int | None:
     partial factor is no number or the width is beyond what a tensor holds (not followed)."""
     if not isinstance(partial, (int, float)):
         return None
-    try:
-        dim = int(width * partial)
-    except OverflowError:
-        return None
-    return max(0, (dim + 1) // 2) if dim < 2**62 else None
+    dim = rotary_width(width, partial)
+    return max(0, (dim + 1) // 2) if isinstance(dim, int) and dim < 2**62 else None
 
 
 def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim: int) -> tuple[str, str] | None:
@@ -370,10 +376,9 @@ def _yarn_range_refusal(data: dict, family: str, params: dict, at: str, head_dim
     context = params.get("original_max_position_embeddings")
     if not all(isinstance(v, (int, float)) for v in (base, partial, context)):
         return None  # the class refuses another type, or the ramp's tensors do
-    try:
-        dim = int(head_dim * partial)
-    except OverflowError as err:  # an infinite width, as _compute_yarn_parameters meets it
-        return f"OverflowError: {err}", "/head_dim" if "head_dim" in data else at or "/rope_parameters"
+    dim = rotary_width(head_dim, partial)
+    if isinstance(dim, OverflowError):  # as _compute_yarn_parameters meets it
+        return f"OverflowError: {dim}", "/head_dim" if "head_dim" in data else at or "/rope_parameters"
     refused = yarn_range_error(dim, base, context, or_defaulted_betas(params), params.get("truncate", True))
     if refused is None:
         return None
