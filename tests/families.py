@@ -105,8 +105,10 @@ def multimodal(text_config: dict) -> dict:
 
 def all_cases(with_resaved: bool = True) -> dict[str, dict]:
     out: dict[str, dict] = {}
-    for name in ("base", "linear", "theta-absent"):
-        config = multimodal(variants("gemma3_text")[name])
+    text_untied = dict(variants("gemma3_text")["base"], tie_word_embeddings=False)
+    for name, text in (*((n, variants("gemma3_text")[n]) for n in ("base", "linear", "theta-absent")),
+                       ("text-untied", text_untied)):  # the wrapper ties by its own default (true) all the same
+        config = multimodal(text)
         out[f"gemma3/tf4-{name}"] = config
         if with_resaved:
             out[f"gemma3/tf5-{name}"] = resaved(config)

@@ -128,7 +128,7 @@ def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA, field_default
 
 
 def intent_of(config: dict) -> Intent:
-    from cfglint.knowledge.transformers5 import MULTIMODAL
+    from cfglint.knowledge.transformers5 import MULTIMODAL, WRAPPER_TIE
 
     kind = config.get("model_type")
     if isinstance(kind, str) and kind in MULTIMODAL and isinstance(config.get("text_config"), dict):
@@ -137,6 +137,11 @@ def intent_of(config: dict) -> Intent:
         text_family, root = MULTIMODAL[kind]
         intent = rebased(family_intent(config["text_config"], text_family), root)
         intent.model_type, intent.root = kind, root
+        if kind in WRAPPER_TIE:  # the wrapper ties by its own attribute, whatever text_config says
+            if "tie_word_embeddings" in config:
+                intent.set("tie_word_embeddings", config["tie_word_embeddings"], "/tie_word_embeddings")
+            else:
+                intent.set("tie_word_embeddings", WRAPPER_TIE[kind], DEFAULT)
         dtype = config.get("dtype", config.get("torch_dtype"))
         intent.dtype = dtype if dtype is not None else intent.dtype
         return intent

@@ -58,8 +58,8 @@ def observed(config: dict, tmp_path) -> dict:
     from transformers import AutoConfig, AutoModelForCausalLM
 
     (tmp_path / "config.json").write_text(json.dumps(config))
-    cfg = AutoConfig.from_pretrained(tmp_path)
-    cfg = getattr(cfg, "text_config", None) or cfg  # a multimodal file: its text model
+    whole = AutoConfig.from_pretrained(tmp_path)
+    cfg = getattr(whole, "text_config", None) or whole  # a multimodal file: its text model
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(cfg)
     layers = model.model.layers
@@ -108,6 +108,11 @@ def observed(config: dict, tmp_path) -> dict:
         out.update({"n_routed_experts": mlp.router.num_experts, "num_experts_per_tok": mlp.router.top_k,
                     "mlp_layers": ["moe" if hasattr(layer.mlp, "experts") else "dense" for layer in layers],
                     "mlp_bias": mlp.router.bias is not None and mlp.experts.gate_up_proj_bias is not None})
+    if whole is not cfg:  # a multimodal model ties by its own config: built whole
+        from transformers import AutoModelForImageTextToText
+
+        wrapper = AutoModelForImageTextToText.from_config(whole)
+        out["tie_word_embeddings"] = wrapper.get_output_embeddings().weight.data_ptr() == wrapper.get_input_embeddings().weight.data_ptr()
     if "sliding_attention" in params:
         out["rope_local_base_freq"] = params["sliding_attention"]["rope_theta"]
     if "partial_rotary_factor" in full:
@@ -181,6 +186,17 @@ def test_intent_is_what_transformers5_builds(name, tmp_path):
         if key == "rope_scaling" and isinstance(ours, dict) and isinstance(theirs, dict):
             theirs = {k: v for k, v in theirs.items() if k not in ("rope_theta", "type", "partial_rotary_factor")}
         assert same(key, ours, theirs), (key, ours, theirs)
+
+
+def test_a_wrapper_ties_by_its_own_fields_default():
+    """WRAPPER_TIE is the wrapper config class's own default (the multimodal tie cases build the model)."""
+    from transformers import CONFIG_MAPPING
+
+    from cfglint.knowledge.transformers5 import MULTIMODAL, WRAPPER_TIE
+
+    assert set(WRAPPER_TIE) == set(MULTIMODAL)
+    for kind, tie in WRAPPER_TIE.items():
+        assert {f.name: f.default for f in dataclasses.fields(CONFIG_MAPPING[kind])}["tie_word_embeddings"] is tie
 
 
 def test_every_family_has_variants():

@@ -79,6 +79,7 @@ class Consumer:
 
     runtime: ClassVar[str]  # how the runtime names itself in messages ("candle 0.11")
     schema_ref: ClassVar[str]  # its Llama schema, "module:class" in cfglint.consumers.llama_schemas
+    reads_intent: ClassVar[bool] = False  # its readings' values and sources are the intent's
     llama_struct: ClassVar[Struct | None] = None  # the serde struct its hand-written Llama reading parses
 
     @property
@@ -127,7 +128,7 @@ class Consumer:
                 return self._not_applicable(f"{self.runtime} has no {intent.model_type} loader")
             from cfglint.readers.intent import rebased
 
-            return rebased(self.read_family(doc.at(where), intent, entry), where)
+            return rebased(self.read_family(doc.at(where), intent, entry), where, sources=not self.reads_intent)
         if entry is not None:
             return self.read_family(doc, intent, entry)
         if intent.family is None:

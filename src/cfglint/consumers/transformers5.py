@@ -136,6 +136,7 @@ class Transformers5(Consumer):
     title = "transformers 5.x LlamaConfig (the reference)"
     source = "transformers 5.24.0 models/llama/configuration_llama.py, modeling_rope_utils.py"
     schema_ref = "transformers5:LlamaConfig"
+    reads_intent = True
 
     def field_type(self, family: str, key: str) -> str | None:
         """The config class's annotation: its strict dataclass checks every field it declares, read or not."""

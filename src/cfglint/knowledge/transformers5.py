@@ -278,6 +278,11 @@ FAMILIES = {entry.family: entry for entry in ENTRIES}
 MULTIMODAL = {"gemma3": ("gemma3_text", "/text_config")}
 # Where this runtime reads a multimodal file's text model (Gemma3Config -> text_config).
 TEXT_CONFIG = {"gemma3": "/text_config"}
+# What a multimodal model ties its lm_head by: the wrapper's own `tie_word_embeddings` (this default where the
+# file has none), not text_config's. Gemma3ForConditionalGeneration's tied weights come from its own config
+# (PreTrainedModel.get_expanded_tied_weights_keys, modeling_utils.py @ v5.24.0); transformers 4.57 tied by
+# text_config's (get_text_config(decoder=True)). tests/conformance/test_multimodal_tie.py builds both.
+WRAPPER_TIE = {"gemma3": True}
 
 # The RoPE types a model's RotaryEmbedding builds: "default" itself, and the rest by looking rope_type up in
 # ROPE_INIT_FUNCTIONS (modeling_rope_utils.py @ v5.24.0), a KeyError for any other. The config class only

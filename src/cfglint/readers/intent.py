@@ -122,13 +122,16 @@ def _per_layer_type(intent: Intent, entry: Any, config: dict) -> None:
     intent.rope_pointer = full_at if scaling else ""
 
 
-def rebased(reading: Any, root: str) -> Any:
-    """A reading of the object at `root`, its pointers made absolute (a multimodal file's text model)."""
+def rebased(reading: Any, root: str, sources: bool = True) -> Any:
+    """A reading of the object at `root`, its pointers made absolute (a multimodal file's text model);
+    `sources=False` for a reading whose sources are the intent's, absolute already (a wrapper's own key
+    among them)."""
 
     def absolute(pointer: str) -> str:  # values copied from the intent are absolute already
         return root + pointer if pointer.startswith("/") and not pointer.startswith(root + "/") else pointer
 
-    reading.sources = {k: absolute(v) for k, v in reading.sources.items()}
+    if sources:
+        reading.sources = {k: absolute(v) for k, v in reading.sources.items()}
     if getattr(reading, "rope_pointer", ""):
         reading.rope_pointer = root + reading.rope_pointer
     failure = getattr(reading, "failure", None)
