@@ -20,22 +20,28 @@ from cfglint import consumers
 from cfglint.consumers import transformers5
 from cfglint.knowledge import strict_types, transformers5_fields
 from cfglint.knowledge.entry import number_kind
-from cfglint.knowledge.transformers5 import FAMILIES
+from cfglint.knowledge.transformers5 import FAMILIES, MULTIMODAL
 
 TABLE = Path(transformers5_fields.__file__).with_suffix(".json")
 
 
+CLASSES = ["llama", *FAMILIES, *MULTIMODAL]  # the multimodal wrappers' own fields too (Gemma3Config's)
+
+
 def installed_fields() -> dict[str, tuple[tuple[str, str], ...]]:
-    """Each family class's own fields (not PreTrainedConfig's, no ClassVar) and annotations, in field order."""
+    """Each family class's own fields (not PreTrainedConfig's, no ClassVar) and annotations, in field order;
+    a wrapper's sub-configs (text_config, vision_config) are checked by building them, not as fields here."""
     from transformers import CONFIG_MAPPING, PreTrainedConfig
 
     inherited = set(PreTrainedConfig.__dataclass_fields__)
     out = {}
-    for family in ["llama", *FAMILIES]:
-        fields = CONFIG_MAPPING[family].__dataclass_fields__.values()
+    for family in CLASSES:
+        cls = CONFIG_MAPPING[family]
+        left_out = inherited | set(getattr(cls, "sub_configs_defaults", None) or {})
         out[family] = tuple(
             (f.name, re.sub(r"<class '(\w+)'>", r"\1", str(f.type)).replace("transformers.modeling_rope_utils.", ""))
-            for f in fields if f.name not in inherited and f._field_type is dataclasses._FIELD  # type: ignore[attr-defined]  # how dataclasses marks a field that is not a ClassVar
+            for f in cls.__dataclass_fields__.values()
+            if f.name not in left_out and f._field_type is dataclasses._FIELD  # type: ignore[attr-defined]  # how dataclasses marks a field that is not a ClassVar
         )
     return out
 
@@ -45,7 +51,7 @@ def installed_intervals() -> dict[str, dict[str, tuple]]:
     from transformers import CONFIG_MAPPING
 
     out: dict[str, dict[str, tuple]] = {}
-    for family in ["llama", *FAMILIES]:
+    for family in CLASSES:
         for name, _ in installed_fields()[family]:
             for check in CONFIG_MAPPING[family].__dataclass_fields__[name].metadata.get("validator", ()):
                 held = dict(zip(check.__code__.co_freevars, (c.cell_contents for c in check.__closure__ or ())))
@@ -95,6 +101,8 @@ def _typed_fields() -> list[tuple[str, str, str]]:
 def _predicted(family: str, key: str, value: object) -> str | None:
     if family == "llama":
         found = transformers5.refusal({key: value})
+    elif family in MULTIMODAL:
+        found = transformers5.wrapper_refusal({key: value}, family)
     else:
         found = transformers5.family_refusal({key: value}, FAMILIES[family])
     if found is None or not found[0].startswith("StrictDataclassFieldValidationError"):
@@ -121,10 +129,10 @@ def test_strict_refusals_are_transformers5s(family: str, key: str, declared: str
         assert _predicted(family, key, value) == observed, (key, value)
 
 
-@pytest.mark.parametrize(("family", "key", "declared"), _typed_fields(), ids=lambda v: str(v))
+@pytest.mark.parametrize(("family", "key", "declared"), [f for f in _typed_fields() if f[0] not in MULTIMODAL], ids=lambda v: str(v))
 def test_the_schema_refuses_what_the_strict_checks_refuse(family: str, key: str, declared: str) -> None:  # noqa: ARG001  (in the test id)
     """`cfglint schema transformers-5 [--family F]`: its pydantic model takes a value in every field of the
-    class exactly when the strict check does."""
+    class exactly when the strict check does (a multimodal wrapper's schema is its text model's)."""
     from pydantic import ValidationError
 
     from cfglint.consumers.llama_schemas.transformers5 import LlamaConfig
@@ -332,3 +340,26 @@ def test_gemma3_updates_full_attention_with_a_legacy_scaling_as_transformers5_do
             observed = f"{type(err).__name__}: " + " ".join(line.strip() for line in str(err).splitlines())
     found = transformers5.family_refusal(config, FAMILIES["gemma3_text"])
     assert (found[0] if found else None) == observed
+
+
+@pytest.mark.parametrize("text_spoilt", [False, True], ids=["text-fine", "text-spoilt"])
+@pytest.mark.parametrize("value", ["yes", 1, [True]], ids=repr)
+def test_a_wrappers_own_fields_are_checked_before_its_text_model(value: object, text_spoilt: bool, tmp_path: Path) -> None:
+    """Gemma3Config checks its own fields (a tie_word_embeddings that is no bool) before it builds text_config's
+    class: cfglint's transformers-5 reading quotes the installed class's refusal, at the top level."""
+    from huggingface_hub.errors import StrictDataclassFieldValidationError
+    from transformers import AutoConfig
+
+    from cfglint import document
+    from cfglint.engine import context_of
+    from tests.families import multimodal, variants
+
+    config = dict(multimodal(variants("gemma3_text")["base"]), tie_word_embeddings=value)
+    if text_spoilt:
+        config["text_config"]["hidden_size"] = "x"
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(StrictDataclassFieldValidationError) as raised:
+        AutoConfig.from_pretrained(tmp_path)
+    observed = f"{raised.type.__name__}: " + " ".join(line.strip() for line in str(raised.value).splitlines())
+    view = context_of(document.load(tmp_path / "config.json"), [consumers.get("transformers-5")]).views["transformers-5"]
+    assert (view.message, view.failure.pointer) == (observed, "/tie_word_embeddings")

@@ -145,6 +145,12 @@ class Transformers5(Consumer):
     def read(self, doc: Document, intent: Intent) -> View:
         return self._intent_unless_refused(doc, intent, lambda: refusal(doc.data) or built_refusal(doc.data, "llama"))
 
+    def view(self, doc: Document, intent: Intent) -> View:
+        refused = wrapper_refusal(doc.data, intent.model_type) if intent.root and doc.ok else None
+        if refused:  # at the top level, not the text model's
+            return View(consumer=self.name).fail(Failure(refused[0], refused[1], "validation"))
+        return super().view(doc, intent)
+
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         def refused() -> tuple[str, str] | None:
             layered = layer_type_keys(doc.data, intent, entry.family)
@@ -197,6 +203,17 @@ def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] =
         return refused, "/num_attention_heads"
     return (layer_types_refusal(data, entry.family) or rope_refusal(data, entry.family, layer_types)
             or odd_rotary_dimension(data, entry.family))
+
+
+def wrapper_refusal(data: dict, kind: str | None) -> tuple[str, str] | None:
+    """What a multimodal wrapper's strict class (Gemma3Config) refuses of its own fields, which it checks
+    before it builds its text model's config."""
+    if kind not in FIELDS:
+        return None
+    key = strict_refusal(data, class_typed(kind))
+    if key is None:
+        return None
+    return strict_message(key, data[key], field_annotations(kind)[key], INTERVALS.get(kind, {}).get(key)), "/" + key
 
 
 def config_refusal(data: dict, intent: Intent, family: str) -> tuple[str, str] | None:
