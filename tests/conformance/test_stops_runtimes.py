@@ -32,6 +32,10 @@ from tests.conformance.venvs import run_probe, runtime_python
 from tests.conftest import SAMPLES
 
 STOP_SAMPLES = sorted(p.name for p in SAMPLES.glob("stops-*"))
+# Gemma 3's sample as a multimodal file without generation_config.json, its eos_token_id at the top level, in
+# text_config, or nowhere: generate() takes the top level's, then the text model's (its class default where
+# neither has one); mlx-lm reads config.json's top level only.
+MULTIMODAL = {f"gemma3-eos-{where}": where for where in ("top", "text", "nowhere")}
 
 
 def loadable(sample: str, into) -> str:
@@ -63,10 +67,25 @@ def pythons():
     }
 
 
+def multimodal_case(case: str, into) -> str:
+    """The Gemma 3 sample's files around a multimodal config.json (MULTIMODAL), without generation_config.json."""
+    from tests.families import VISION
+
+    directory = Path(loadable("stops-gemma-3-1b-it", into / "multimodal")).rename(into / case)
+    (directory / "generation_config.json").unlink()
+    config = json.loads((directory / "config.json").read_text())
+    text = {k: v for k, v in config.items() if k not in ("architectures", "eos_token_id")}
+    wrapper = {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "text_config": text, "vision_config": dict(VISION)}
+    if MULTIMODAL[case] != "nowhere":
+        (wrapper if MULTIMODAL[case] == "top" else text)["eos_token_id"] = config["eos_token_id"]
+    (directory / "config.json").write_text(json.dumps(wrapper, indent=2))
+    return str(directory)
+
+
 @pytest.fixture(scope="module")
 def observed(pythons, tmp_path_factory):
     root = tmp_path_factory.mktemp("stops")
-    directories = {sample: loadable(sample, root) for sample in STOP_SAMPLES}
+    directories = {sample: loadable(sample, root) for sample in STOP_SAMPLES} | {case: multimodal_case(case, root) for case in MULTIMODAL}
     seen = {name: run_probe(python, "stops_probe.py", *directories.values()) for name, python in pythons.items()}
     return {s: {"dir": d, **{name: seen[name][d] for name in pythons}} for s, d in directories.items()}
 
@@ -76,11 +95,18 @@ def predicted(directory: str):
     return ctx.stops
 
 
+def test_the_multimodal_cases_split_the_runtimes(observed):
+    """Where text_config alone has the eos, generate() stops on it and mlx-lm does not (the cases above could
+    fail either way)."""
+    seen = observed["gemma3-eos-text"]
+    assert as_set(seen["transformers-5"]["generation_eos"]) == {1, 106} and 106 not in seen["mlx-lm"]["mlx_lm_eos"]
+
+
 def as_set(value) -> set:
     return set(value) if isinstance(value, list) else ({value} if value is not None else set())
 
 
-@pytest.mark.parametrize("sample", STOP_SAMPLES)
+@pytest.mark.parametrize("sample", STOP_SAMPLES + sorted(MULTIMODAL))
 def test_generate_stops_where_predicted(sample, observed):
     stops = predicted(observed[sample]["dir"])
     for runtime in ("transformers-5", "transformers-4"):
@@ -100,7 +126,7 @@ def test_tokenizer_eos_and_turn_end_as_transformers_renders_them(sample, observe
     assert template.after_marker(chat, set(files.vocabulary.by_text)).token == stops.turn.token, (chat[-80:], stops.turn)
 
 
-@pytest.mark.parametrize("sample", STOP_SAMPLES)
+@pytest.mark.parametrize("sample", STOP_SAMPLES + sorted(MULTIMODAL))
 def test_mlx_lm_stops_where_predicted(sample, observed):
     stops = predicted(observed[sample]["dir"])
     assert set(observed[sample]["mlx-lm"]["mlx_lm_eos"]) == set(stops.sets["mlx-lm"].ids)

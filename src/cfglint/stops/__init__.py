@@ -55,13 +55,19 @@ def analyse(ctx: Context) -> Stops | None:
         files.problems.append(Problem(gguf.file, f"cannot be read as a GGUF ({gguf.problem})"))
     generation = ctx.generation
     generation_file = generation is not None and generation.origin == FROM_GENERATION_FILE
+    generation_eos = generation.values.get("eos_token_id") if generation is not None else None
+    if ctx.intent.root and not generation_file and generation_eos is None:
+        # GenerationConfig.from_model_config: the outer config's attributes, then the text model's where unset
+        # (its class default included)
+        generation_eos = ctx.intent.values.get("eos_token_id")
     vocab = ctx.intent.dims.get("vocab_size")
     inputs = Inputs(
         files=files,
         model_type=ctx.intent.model_type,
-        config_eos=ctx.config.get("eos_token_id"),
+        config_eos=ctx.doc.data.get("eos_token_id"),  # config.json's top level, a multimodal file's too
+        text_config_eos=ctx.config.get("eos_token_id") if ctx.intent.root else None,
         generation_file=generation_file,
-        generation_eos=generation.values.get("eos_token_id") if generation is not None else None,
+        generation_eos=generation_eos,
         vocab_size=vocab if type(vocab) is int else None,
         gguf=gguf,
     )

@@ -66,11 +66,12 @@ class Inputs:
 
     files: TokenizerFiles
     model_type: str | None
-    config_eos: Any  # config.json's eos_token_id (the model config's; text_config's in a multimodal file)
+    config_eos: Any  # config.json's eos_token_id, at its top level (mlx-lm's load_config reads no text_config)
     generation_file: bool  # generation_config.json exists and parses as an object
     generation_eos: Any  # generation_config.json's eos_token_id, or config.json's without that file
     vocab_size: int | None
     gguf: GgufVocabulary | None = None  # a GGUF beside config.json, which llama.cpp then runs from
+    text_config_eos: Any = None  # a multimodal file's text_config eos_token_id
 
     @property
     def generation_origin(self) -> str:
@@ -175,11 +176,16 @@ def _llama_cpp(inputs: Inputs, stops: StopSet) -> None:
     text = files.special("eos_token", map_wins=False)
     if files.vocabulary.from_tokenizer_json and text is not None and text in files.vocabulary.by_text:
         special["eos"], origins["eos"] = files.vocabulary.by_text[text], f"GGUF eos (tokenizer_config.json eos_token) {text!r}"
-    elif type(inputs.config_eos) is int and (inputs.vocab_size is None or inputs.config_eos < inputs.vocab_size):
-        special["eos"], origins["eos"] = inputs.config_eos, "GGUF eos (config.json eos_token_id)"  # a list is skipped
+    elif type(eos := _config_json_eos(inputs)) is int and (inputs.vocab_size is None or eos < inputs.vocab_size):
+        special["eos"], origins["eos"] = eos, "GGUF eos (config.json eos_token_id)"  # a list is skipped
     if inputs.model_type in LLAMA_CPP_CONVERTER_EOT:
         special["eot"], origins["eot"] = LLAMA_CPP_CONVERTER_EOT[inputs.model_type], "GGUF eot (written by the converter)"
     _end_of_generation(stops, special, origins, files.vocabulary.by_text, files.vocabulary.text_of, "end-of-generation text")
+
+
+def _config_json_eos(inputs: Inputs) -> Any:
+    """gguf-py's SpecialVocab._try_load_from_config_json: the top level's eos_token_id, else text_config's."""
+    return inputs.config_eos if inputs.config_eos is not None else inputs.text_config_eos
 
 
 def _end_of_generation(stops: StopSet, special: dict[str, int], origins: dict[str, str], by_text: dict[str, int],
@@ -213,7 +219,8 @@ RUNTIMES: tuple[Runtime, ...] = (
             "(config.json's when that file is absent); observed with mistral.rs 0.9.5", _mistralrs),
     Runtime("llama-cpp", "llama-cpp",
             "gguf-py vocab.py SpecialVocab (eos: tokenizer_config.json's eos_token among tokenizer.json's "
-            "added_tokens, else an integer config.json eos_token_id below the vocabulary size) and "
+            "added_tokens, else an integer config.json eos_token_id below the vocabulary size, text_config's "
+            "where the top level has none) and "
             "llama-vocab.cpp's end-of-generation set (llama-cpp-python 0.3.36's llama.cpp); a GGUF beside "
             "config.json: its own tokenizer.ggml ids and tokens", _llama_cpp),
 )
