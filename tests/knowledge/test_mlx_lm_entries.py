@@ -68,8 +68,21 @@ def attention_head_dim(module):
     return [taken, [step for _, step in found]]
 
 
+def text_config_fills(module):
+    """What the wrapper's ModelArgs.__post_init__ writes into text_config where it has no such key:
+    `self.text_config[key] = self.text_config.get(key, default)`."""
+    source = inspect.getsource(module.ModelArgs.__post_init__)
+    pattern = r'self\.text_config\["(\w+)"\] = self\.text_config\.get\(\s*"(\w+)",\s*([^)\s]+)\s*\)'
+    return {key: json.loads(default) for key, same, default in re.findall(pattern, source) if key == same}
+
+
+wrappers = {}
+for name in [a.removeprefix("wrapper:") for a in sys.argv[1:] if a.startswith("wrapper:")]:
+    model_class, args_class = _get_classes({"model_type": name})
+    wrappers[name] = text_config_fills(sys.modules[args_class.__module__])
+
 families = {}
-for family in sys.argv[1:]:
+for family in [a for a in sys.argv[1:] if not a.startswith("wrapper:")]:
     try:
         model_class, args_class = _get_classes({"model_type": family})
     except Exception as exc:
@@ -89,6 +102,7 @@ json_out.write(json.dumps({
     "mlx-lm": version("mlx-lm"),
     "mlx": version("mlx"),
     "families": families,
+    "wrappers": wrappers,
 }) + "\n")
 json_out.flush()
 '''
@@ -102,7 +116,7 @@ def installed(tmp_path_factory):
     script = tmp_path_factory.mktemp("mlx_lm_fields") / "mlx_lm_fields_probe.py"
     script.write_text(PROBE, encoding="utf-8")
     # run_probe joins the probes folder with the name; an absolute path stays itself.
-    return run_probe(python, str(script), "llama", *ENTRIES, *mlx_lm.MISSING)
+    return run_probe(python, str(script), "llama", *ENTRIES, *mlx_lm.MISSING, *(f"wrapper:{k}" for k in mlx_lm.TEXT_CONFIG))
 
 
 def _as_json(default):
@@ -164,3 +178,10 @@ def test_the_llama_reading_reads_the_fields_of_model_args(installed):
         field = ModelArgs.model_fields[name]
         ours = {"required": True} if field.is_required() else {"default": field.default}
         assert json.dumps(ours) == json.dumps(default), (name, ours, default)
+
+
+def test_the_defaults_a_wrapper_fills_in_are_the_modules(installed):
+    """WRAPPER_DEFAULTS: what each multimodal module's ModelArgs writes into a text_config without the key."""
+    assert set(mlx_lm.WRAPPER_DEFAULTS) <= set(mlx_lm.TEXT_CONFIG)
+    for kind in mlx_lm.TEXT_CONFIG:
+        assert installed["wrappers"][kind] == mlx_lm.WRAPPER_DEFAULTS.get(kind, {}), kind

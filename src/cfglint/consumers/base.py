@@ -128,7 +128,8 @@ class Consumer:
                 return self._not_applicable(f"{self.runtime} has no {intent.model_type} loader")
             from cfglint.readers.intent import rebased
 
-            return rebased(self.read_family(doc.at(where), intent, entry), where, sources=not self.reads_intent)
+            text_entry = knowledge.text_entry(self.name, entry.family, intent.model_type) or entry
+            return rebased(self.read_family(doc.at(where), intent, text_entry), where, sources=not self.reads_intent)
         if entry is not None:
             return self.read_family(doc, intent, entry)
         if intent.family is None:

@@ -42,3 +42,14 @@ def entries(runtime: str) -> dict[str, Entry]:
 def entry(runtime: str, family: str) -> Entry | None:
     return entries(runtime).get(family)
 
+
+@lru_cache(maxsize=None)
+def text_entry(runtime: str, family: str, wrapper: str | None) -> Entry | None:
+    """The entry a runtime reads a multimodal file's text model with: the family's, with the defaults the
+    wrapper writes into text_config where it has none (the runtime's WRAPPER_DEFAULTS)."""
+    found = entry(runtime, family)
+    fills = getattr(module(runtime), "WRAPPER_DEFAULTS", {}).get(wrapper)
+    if found is None or not fills:
+        return found
+    return found._replace(fields={k: f._replace(default=fills[k]) if k in fills else f for k, f in found.fields.items()})
+

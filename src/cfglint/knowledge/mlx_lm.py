@@ -33,6 +33,10 @@ MISSING = ()
 # models/gemma3.py builds gemma3_text.ModelArgs from text_config (its vocab_size from the top, 262208 by default;
 # num_attention_heads 8 and num_key_value_heads 4 when text_config has none).
 TEXT_CONFIG = {"gemma3": "/text_config"}
+# The defaults a wrapper's ModelArgs.__post_init__ writes into text_config where it has no such key, over the
+# text module's own (gemma3_text's are 4 and 1): the text reading takes them as its defaults. (The vocab_size it
+# always sets from the top level is no value a reading reports.)
+WRAPPER_DEFAULTS = {"gemma3": {"num_attention_heads": 8, "num_key_value_heads": 4}}
 # The families whose module builds its norms with mlx's nn.RMSNorm(dims, eps=args.rms_norm_eps), which refuses
 # an eps of 0 or less as the model is built (mlx/nn/layers/normalization.py:157); the Gemma modules define an
 # RMSNorm of their own that checks nothing. Llama's module is one of them (tests/knowledge/test_mlx_lm_entries.py).
