@@ -69,6 +69,15 @@ def rope_of(data: dict, intent: Intent) -> tuple[Any, str, dict | None, str] | F
     return theta, theta_source, scaling, scaling_source
 
 
+def _tie_follows_the_head(family: str | None) -> bool:
+    """Whether the family's GGUF is tied exactly when its checkpoint has no lm_head.weight (the entry reads
+    tie_word_embeddings as written, standing for the checkpoint saved with it)."""
+    from cfglint import knowledge
+
+    found = knowledge.entry("llama-cpp", family) if family else None
+    return found is not None and found.derive.get("tie_word_embeddings") == "tie_word_embeddings"
+
+
 class LlamaCpp(Consumer):
     name = "llama-cpp"
     runtime = "llama.cpp's converter"
@@ -108,6 +117,15 @@ class LlamaCpp(Consumer):
         if packing:
             return view.fail(packing)
         return _as_the_runtime_reads(view, "llama")
+
+    def view(self, doc: Document, intent: Intent) -> View:
+        view = super().view(doc, intent)
+        if intent.root and view.failure is None and _tie_follows_the_head(intent.family):
+            # The converter writes output.weight iff the checkpoint has lm_head.weight, which a multimodal
+            # checkpoint has by the wrapper's tie (what transformers 5 ties and saves by), not by text_config's,
+            # which the converter merges over the top level.
+            view.set("tie_word_embeddings", intent.values["tie_word_embeddings"], intent.sources["tie_word_embeddings"])
+        return view
 
     def read_family(self, doc: Document, intent: Intent, entry) -> View:
         view = super().read_family(doc, intent, entry)
