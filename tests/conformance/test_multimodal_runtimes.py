@@ -1,4 +1,5 @@
-"""mlx-lm 0.32 and llama.cpp's converter on multimodal Gemma 3 checkpoints that real transformers 5 builds.
+"""transformers 4.57, mlx-lm 0.32 and llama.cpp's converter on multimodal Gemma 3 checkpoints that real
+transformers 5 builds (4.57 reads the text model off the same files; its tie is text_config's).
 
 mlx-lm's models/gemma3.py writes its own head counts (8 and 4) into a text_config that has none, over
 gemma3_text's defaults (4 and 1), as transformers' Gemma3TextConfig also defaults them. The converter merges
@@ -18,7 +19,7 @@ import pytest
 from tests.conformance.llama_cpp_converter import converter_python, ensure_converter
 from tests.conformance.test_families import mismatches, predicted
 from tests.conformance.tiny_checkpoint import _tokenizer_config, tokenizer_json
-from tests.conformance.venvs import run_probe, runtime_python
+from tests.conformance.venvs import TRANSFORMERS4_WITH_TORCH, run_probe, runtime_python
 from tests.families import multimodal, resaved, variants
 
 _HEADS = ("num_attention_heads", "num_key_value_heads")
@@ -59,7 +60,7 @@ def write_checkpoint(config: dict, out_dir: Path) -> Path:
     return out_dir
 
 
-RUNTIMES = ("mlx-lm", "llama-cpp")
+RUNTIMES = ("transformers-4", "mlx-lm", "llama-cpp")
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,7 @@ def observed(tmp_path_factory) -> dict[str, dict[str, tuple[Path, dict]]]:
     root = tmp_path_factory.mktemp("multimodal")
     dirs = {str(write_checkpoint(config, root / name)): name for name, config in CASES.items()}
     probes = {
+        "transformers-4": (runtime_python(*TRANSFORMERS4_WITH_TORCH), "transformers4_family_probe.py", ()),
         "mlx-lm": (runtime_python("mlx-lm", ["mlx[cpu]", "mlx-lm"]), "mlx_lm_family_probe.py", ()),
         "llama-cpp": (converter_python("5.24.0"), "llama_cpp_family_probe.py", ("--converter", str(ensure_converter()))),
     }
