@@ -66,6 +66,7 @@ class Intent(Reading):
     family: str | None = None  # the model family cfglint models this config as; None when it models none
     root: str = ""  # where the model's own config is: "/text_config" in a multimodal file, else the top
     refusals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # per family, asked once
+    wrapper: dict | None = field(default=None, repr=False, compare=False)  # a multimodal file's top level
     serial: int | None = field(default=None, repr=False, compare=False)  # set on an intent cfglint.memo keeps
 
     @property
@@ -81,6 +82,18 @@ class Intent(Reading):
         if not isinstance(rope_parameters, dict) or not isinstance(labels, list) or "layer_types" not in FIELD_DEFAULTS.get(self.family or "", {}):
             return []
         return [key for key in rope_parameters if key in labels]
+
+
+def wrapper_refusal(intent: Intent) -> tuple[str, str] | None:
+    """What transformers 5 refuses of a multimodal file's own fields (knowledge.strict_types), once per
+    document: (message, pointer at the top level); None for any other file."""
+    if intent.wrapper is None or intent.model_type is None:
+        return None
+    if intent.model_type not in intent.refusals:
+        from cfglint.knowledge.strict_types import wrapper_fields_refusal
+
+        intent.refusals[intent.model_type] = wrapper_fields_refusal(intent.wrapper, intent.model_type)
+    return intent.refusals[intent.model_type]
 
 
 def family_of(config: dict) -> str | None:
@@ -136,7 +149,7 @@ def intent_of(config: dict) -> Intent:
 
         text_family, root = MULTIMODAL[kind]
         intent = rebased(family_intent(config["text_config"], text_family), root)
-        intent.model_type, intent.root = kind, root
+        intent.model_type, intent.root, intent.wrapper = kind, root, config
         if kind in WRAPPER_TIE:  # the wrapper ties by its own attribute, whatever text_config says
             if "tie_word_embeddings" in config:
                 intent.set("tie_word_embeddings", config["tie_word_embeddings"], "/tie_word_embeddings")

@@ -129,7 +129,8 @@ class Consumer:
             from cfglint.readers.intent import rebased
 
             text_entry = knowledge.text_entry(self.name, entry.family, intent.model_type) or entry
-            return rebased(self.read_family(doc.at(where), intent, text_entry), where, sources=not self.reads_intent)
+            view = rebased(self.read_family(doc.at(where), intent, text_entry), where, sources=not self.reads_intent)
+            return _wrapper_pointer(view, intent)
         if entry is not None:
             return self.read_family(doc, intent, entry)
         if intent.family is None:
@@ -143,3 +144,14 @@ class Consumer:
 
     def _not_applicable(self, message: str) -> View:
         return View(consumer=self.name, outcome=NOT_APPLICABLE, failure=Failure(message, "/model_type", "not-applicable", NOT_APPLICABLE))
+
+
+def _wrapper_pointer(view: View, intent: Intent) -> View:
+    """A text reading that failed on the wrapper's own refusal (transformers 5's AutoConfig, which some
+    runtimes load the file through) points at the top level's key, not into text_config."""
+    from cfglint.intent import wrapper_refusal
+
+    refused = wrapper_refusal(intent) if view.failure is not None else None
+    if refused and view.failure is not None and view.failure.message.startswith(refused[0]):
+        view.failure = view.failure._replace(pointer=refused[1])
+    return view

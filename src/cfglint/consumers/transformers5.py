@@ -15,7 +15,7 @@ from cfglint.consumers.python_reader import unreadable
 from cfglint.consumers.transformers5_attention import attention_refusal, generation_refusal
 from cfglint.consumers.transformers5_rope import PER_LAYER_TYPE, given_parameters, model_refusal, odd_rotary_dimension, rope_refusal, shared_parameters_refusal
 from cfglint.document import Document
-from cfglint.intent import Intent
+from cfglint.intent import Intent, wrapper_refusal
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.knowledge.transformers5_fields import ATTENTION_LAYER_TYPES, FIELDS, LEGACY_LAYER_TYPES, MLP_LAYER_TYPES
 from cfglint.knowledge.strict_types import INTERVALS, class_typed, class_validation, field_annotations, strict_message, strict_refusal
@@ -146,7 +146,7 @@ class Transformers5(Consumer):
         return self._intent_unless_refused(doc, intent, lambda: refusal(doc.data) or built_refusal(doc.data, "llama"))
 
     def view(self, doc: Document, intent: Intent) -> View:
-        refused = wrapper_refusal(doc.data, intent.model_type) if intent.root and doc.ok else None
+        refused = wrapper_refusal(intent) if doc.ok else None  # its own fields, before its text model's
         if refused:  # at the top level, not the text model's
             return View(consumer=self.name).fail(Failure(refused[0], refused[1], "validation"))
         return super().view(doc, intent)
@@ -205,24 +205,14 @@ def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] =
             or odd_rotary_dimension(data, entry.family))
 
 
-def wrapper_refusal(data: dict, kind: str | None) -> tuple[str, str] | None:
-    """What a multimodal wrapper's strict class (Gemma3Config) refuses of its own fields, which it checks
-    before it builds its text model's config."""
-    if kind not in FIELDS:
-        return None
-    key = strict_refusal(data, class_typed(kind))
-    if key is None:
-        return None
-    return strict_message(key, data[key], field_annotations(kind)[key], INTERVALS.get(kind, {}).get(key)), "/" + key
-
-
 def config_refusal(data: dict, intent: Intent, family: str) -> tuple[str, str] | None:
     """What AutoConfig refuses of a family's file, for the runtimes that load it through transformers 5's
-    config class first (mlx-lm's AutoTokenizer, the converter's vocabulary step)."""
+    config class first (mlx-lm's AutoTokenizer, the converter's vocabulary step): a multimodal wrapper's own
+    fields first (its pointer at the top level, cfglint.consumers.base keeps it there)."""
     from cfglint import knowledge
 
     reference = knowledge.entry("transformers-5", family)
-    return refusal_for(data, intent, reference) if reference is not None else None
+    return wrapper_refusal(intent) or (refusal_for(data, intent, reference) if reference is not None else None)
 
 
 def refusal_for(data: dict, intent: Intent, entry) -> tuple[str, str] | None:
