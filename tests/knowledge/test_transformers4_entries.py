@@ -104,8 +104,13 @@ for family, spec in json.load(sys.stdin).items():
     nested = cls(rope_parameters={"rope_theta": 123.0, "rope_type": "linear", "factor": 2.0})
     ignored = {"rope_theta": nested.rope_theta, "rope_scaling": getattr(nested, "rope_scaling", None),
                "rope_parameters": nested.rope_parameters}
+    init = inspect.getsource(cls.__init__)
+    validates, rope = init.find("layer_type_validation("), init.find("rope_config_validation(")
     out[family] = {"class": cls.__name__, "signature": signature, "attributes": attributes, "nested": ignored,
-                   "has_layer_types": hasattr(cls(), "layer_types")}
+                   "has_layer_types": hasattr(cls(), "layer_types"), "validates_layer_types": validates >= 0,
+                   "layer_types_before_rope": validates >= 0 and (rope < 0 or validates < rope)}
+from transformers import configuration_utils
+out["<allowed layer types>"] = list(configuration_utils.ALLOWED_LAYER_TYPES)
 print(json.dumps(out))
 '''
 
@@ -194,3 +199,14 @@ def test_the_classes_holding_layer_types_are_the_ones_known(entry, installed):
     from cfglint.knowledge.transformers4 import CONFIG_LAYER_TYPES
 
     assert installed[entry.family]["has_layer_types"] == (entry.family in CONFIG_LAYER_TYPES)
+
+
+def test_the_layer_types_4_57_validates_and_when(installed):
+    """layer_type_validation: the classes whose __init__ runs it, the ones that run it before
+    rope_config_validation, and the types it takes (configuration_utils.ALLOWED_LAYER_TYPES)."""
+    from cfglint.knowledge.transformers4 import ALLOWED_LAYER_TYPES, LAYER_TYPES_BEFORE_ROPE, VALIDATES_LAYER_TYPES
+
+    families = {name: found for name, found in installed.items() if not name.startswith("<")}
+    assert {f for f, found in families.items() if found["validates_layer_types"]} == VALIDATES_LAYER_TYPES
+    assert {f for f, found in families.items() if found["layer_types_before_rope"]} == LAYER_TYPES_BEFORE_ROPE
+    assert tuple(installed["<allowed layer types>"]) == ALLOWED_LAYER_TYPES

@@ -224,12 +224,36 @@ class Transformers4(Consumer):
 
     def build_refusal(self, data: dict, entry: Entry) -> tuple[str, str] | None:
         field = entry.fields.get("head_dim")
-        return attention_refusal(data, entry.family) or rotary_refusal(data, entry.family, field.default if field is not None else NO_ARGUMENT)
+        layer_types = layer_types_refusal(data, entry) if entry.family not in known.LAYER_TYPES_BEFORE_ROPE else None
+        return (layer_types or attention_refusal(data, entry.family)
+                or rotary_refusal(data, entry.family, field.default if field is not None else NO_ARGUMENT))
 
     def read_family(self, doc: Document, intent: Intent, entry: Entry) -> View:
+        early = layer_types_refusal(doc.data, entry) if entry.family in known.LAYER_TYPES_BEFORE_ROPE and isinstance(doc.data, dict) else None
+        if early:  # validated before the RoPE parameters
+            return View(consumer=self.name).fail(Failure(early[0], early[1], "validation"))
         view = super().read_family(doc, intent, entry)
         refused = generation_refusal(view.values, entry.family) if view.failure is None else None
         return view.fail(Failure(refused, "/sliding_window", "validation")) if refused else view
+
+
+def layer_types_refusal(data: dict, entry: Entry) -> tuple[str, str] | None:
+    """layer_type_validation of the file's layer_types (known.VALIDATES_LAYER_TYPES; a null one is filled in
+    first), as Python runs it on the JSON value: its entries, then its length against num_hidden_layers."""
+    given = data.get("layer_types")
+    if entry.family not in known.VALIDATES_LAYER_TYPES or given is None:
+        return None
+    field = entry.fields.get("num_hidden_layers")
+    layers = data.get("num_hidden_layers", field.default if field is not None else None)
+    try:
+        if not all(layer_type in known.ALLOWED_LAYER_TYPES for layer_type in given):
+            return f"ValueError: The `layer_types` entries must be in {known.ALLOWED_LAYER_TYPES}", "/layer_types"
+        if layers is not None and layers != len(given):
+            return (f"ValueError: `num_hidden_layers` ({layers}) must be equal to the number of layer types ({len(given)})",
+                    "/layer_types")
+    except TypeError as err:  # a number or a boolean is no list
+        return f"TypeError: {err}", "/layer_types"
+    return None
 
 
 def generation_refusal(values: dict, family: str) -> str | None:

@@ -87,6 +87,13 @@ ATTENTION_READS_SCALING = frozenset({"deepseek_v3"})
 # classes makes a DynamicSlidingWindowLayer of window None, which compares its length with None; a negative
 # window fails the mask's arange in every family.
 CONFIG_LAYER_TYPES = frozenset({"qwen2", "qwen3", "gemma2", "gemma3_text", "gpt_oss"})
+# The classes whose __init__ runs layer_type_validation(self.layer_types, self.num_hidden_layers) once it has
+# filled a null layer_types (configuration_utils.py @ v4.57.6): every entry among ALLOWED_LAYER_TYPES (which
+# knows none of transformers 5's legacy names: "attention" is refused), as many as the layers. Gemma 2 and
+# gpt-oss run it before rope_config_validation, the others after (test_transformers4_entries.py).
+ALLOWED_LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention", "linear_attention")
+VALIDATES_LAYER_TYPES = frozenset({"qwen2", "qwen3", "gemma2", "gemma3_text", "gpt_oss"})
+LAYER_TYPES_BEFORE_ROPE = frozenset({"gemma2", "gpt_oss"})
 # Qwen2-MoE's modeling keeps the legacy `_update_causal_mask`, not masking_utils' sliding mask: observed to
 # generate with a window of -1 (tests/conformance/test_transformers4_generation.py).
 LEGACY_MASK = frozenset({"qwen2_moe"})
