@@ -8,9 +8,6 @@ no knowledge of what transformers means, so nothing about how runtimes read it w
 An unchecked file is not a clean one: a run that says nothing about a family it cannot read would pass a
 misread model. The finding keeps that visible in CI; ignore `M001` in the settings to accept it.
 
-transformers' AutoConfig reads some files as another model type: a `mistral` file with `layer_types` is built
-as `ministral`, which cfglint does not model, so such a file is reported too.
-
 ## Example
 ```json
 {"model_type": "falcon"}
@@ -32,9 +29,7 @@ CONFIG_KEYS = ()
 def check(ctx):
     if ctx.intent is None or ctx.intent.family is not None:
         return
-    kind, written = ctx.intent.model_type, ctx.config.get("model_type")
+    kind = ctx.intent.model_type
     what = f"model_type {kind!r}" if kind else "no model_type and no known architecture"
-    if kind and written != kind:  # AutoConfig takes the file for another model type
-        what = f"model_type {written!r}, which transformers reads as {kind!r},"
     effects = tuple(Effect(n, "ignores", None, "family not modelled") for n in ctx.views)
     yield Finding(f"{what} is a family cfglint does not model: not checked for any runtime", "/model_type" if kind else "", effects)

@@ -100,23 +100,13 @@ def family_of(config: dict) -> str | None:
     """The family whose semantics apply: `model_type`, or without one, a LlamaForCausalLM architecture."""
     from cfglint.knowledge.transformers5 import FAMILIES
 
-    kind = as_transformers_reads(config)
+    kind = config.get("model_type")
     if isinstance(kind, str):
         return kind if kind in LLAMA_MODEL_TYPES or kind in FAMILIES else None
     architectures = config.get("architectures")
     if isinstance(architectures, list) and "LlamaForCausalLM" in architectures:
         return "llama"
     return None
-
-
-def as_transformers_reads(config: dict) -> Any:
-    """The file's model_type as transformers' AutoConfig takes it (knowledge.transformers5.RETYPED)."""
-    from cfglint.knowledge.transformers5 import RETYPED
-
-    kind = config.get("model_type")
-    if isinstance(kind, str) and kind in RETYPED and RETYPED[kind][0] in config:
-        return RETYPED[kind][1]
-    return kind
 
 
 def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA, field_defaults: dict | None = None) -> tuple[float, dict | None, str, dict[str, str]]:
@@ -173,10 +163,9 @@ def intent_of(config: dict) -> Intent:
         from cfglint.readers.intent import family_intent
 
         return family_intent(config, family)
-    kind = as_transformers_reads(config)
     intent = Intent(
         family=family,
-        model_type=kind if isinstance(kind, str) else None,
+        model_type=config.get("model_type") if isinstance(config.get("model_type"), str) else None,
         architectures=[a for a in config.get("architectures") or [] if isinstance(a, str)]
         if isinstance(config.get("architectures"), list)
         else [],

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from cfglint.intent import intent_of
-from cfglint.knowledge.transformers5 import ENTRIES, FAMILIES, RETYPED
+from cfglint.knowledge.transformers5 import ENTRIES, FAMILIES
 from cfglint.reading import same
 from tests.families import BASES, all_cases
 
@@ -240,24 +240,3 @@ def test_the_original_context_is_where_transformers5_takes_it(family, top_level,
         params = AutoConfig.from_pretrained(tmp_path).rope_parameters
         theirs = params.get("full_attention", params)["original_max_position_embeddings"]
         assert intent_of(written).values["rope_scaling"]["original_max_position_embeddings"] == theirs, (nested, theirs)
-
-
-@pytest.mark.parametrize("kind", sorted(RETYPED))
-def test_autoconfig_reads_a_retyped_file_as_the_other_model_type(kind, tmp_path):
-    """RETYPED: the installed AutoConfig takes the file for the other model type once it holds the key (null
-    too), and cfglint then reports it unchecked (M001) rather than read as `kind`."""
-    from transformers import AutoConfig
-
-    from cfglint import consumers, document
-    from cfglint.engine import context_of, lint
-    from cfglint.rule import load_builtin
-
-    key, other = RETYPED[kind]
-    base = {k: v for k, v in BASES[kind].items() if k != key}
-    for config, expected in ((base, kind), (dict(base, **{key: None}), other)):
-        (tmp_path / "config.json").write_text(json.dumps(config))
-        assert AutoConfig.from_pretrained(tmp_path).model_type == expected
-        assert intent_of(config).family == (kind if expected == kind else None)
-    ctx = context_of(document.load(tmp_path / "config.json"), [consumers.get(n) for n in consumers.names()])
-    found = [d for d in lint(ctx, load_builtin(), "config.json") if d.code == "M001"]
-    assert len(found) == 1 and f"which transformers reads as {other!r}" in found[0].message

@@ -284,12 +284,6 @@ TEXT_CONFIG = {"gemma3": "/text_config"}
 # text_config's (get_text_config(decoder=True)). tests/conformance/test_multimodal_tie.py builds both.
 WRAPPER_TIE = {"gemma3": True}
 
-# model_type -> (key, model_type): AutoConfig.from_pretrained reads a file of that model_type holding that key
-# (null or not) as the other model type (models/auto/configuration_auto.py @ v5.24.0, the same in 4.57.6): a
-# Mistral file with layer_types is built as Ministral (MinistralConfig: a window of 4096 by default, the layers
-# sliding per layer_types) and saved with model_type "ministral". tests/knowledge/test_transformers5_entries.py.
-RETYPED = {"mistral": ("layer_types", "ministral")}
-
 # The RoPE types a model's RotaryEmbedding builds: "default" itself, and the rest by looking rope_type up in
 # ROPE_INIT_FUNCTIONS (modeling_rope_utils.py @ v5.24.0), a KeyError for any other. The config class only
 # warns of a type it has no validator for. tests/knowledge/test_transformers5_rope_types.py checks the set.
