@@ -90,9 +90,9 @@ def wrapper_refusal(intent: Intent) -> tuple[str, str] | None:
     if intent.wrapper is None or intent.model_type is None:
         return None
     if intent.model_type not in intent.refusals:
-        from cfglint.knowledge.strict_types import wrapper_fields_refusal
+        from cfglint.knowledge.strict_types import field_refusal
 
-        intent.refusals[intent.model_type] = wrapper_fields_refusal(intent.wrapper, intent.model_type)
+        intent.refusals[intent.model_type] = field_refusal(intent.wrapper, intent.model_type)
     return intent.refusals[intent.model_type]
 
 

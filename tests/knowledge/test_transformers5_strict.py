@@ -102,7 +102,7 @@ def _predicted(family: str, key: str, value: object) -> str | None:
     if family == "llama":
         found = transformers5.refusal({key: value})
     elif family in MULTIMODAL:
-        found = strict_types.wrapper_fields_refusal({key: value}, family)
+        found = strict_types.field_refusal({key: value}, family)
     else:
         found = transformers5.family_refusal({key: value}, FAMILIES[family])
     if found is None or not found[0].startswith("StrictDataclassFieldValidationError"):

@@ -18,7 +18,7 @@ from cfglint.document import Document
 from cfglint.intent import Intent, wrapper_refusal
 from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 from cfglint.knowledge.transformers5_fields import ATTENTION_LAYER_TYPES, FIELDS, LEGACY_LAYER_TYPES, MLP_LAYER_TYPES
-from cfglint.knowledge.strict_types import INTERVALS, class_typed, class_validation, field_annotations, strict_message, strict_refusal
+from cfglint.knowledge.strict_types import class_typed, class_validation, field_annotations, field_refusal, strict_message, strict_refusal
 
 
 def legacy_scaling_refusal(data: dict, family: str) -> tuple[str, str] | None:
@@ -117,12 +117,9 @@ def layer_types_refusal(data: dict, family: str) -> tuple[str, str] | None:
 
 def refusal(data: dict) -> tuple[str, str] | None:
     """(message, pointer) of the first check transformers 5 fails, or None."""
-    key = strict_refusal(data, class_typed("llama"))
-    if key is not None:
-        return strict_message(key, data[key], field_annotations("llama")[key], INTERVALS.get("llama", {}).get(key)), "/" + key
-    legacy = legacy_scaling_refusal(data, "llama") or renaming_refusal(data)
-    if legacy:
-        return legacy
+    first = field_refusal(data, "llama") or legacy_scaling_refusal(data, "llama") or renaming_refusal(data)
+    if first:
+        return first
     defaults = FIELD_DEFAULTS["llama"]
     refused = _not_a_multiple(data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"]))
     if refused:
@@ -190,12 +187,9 @@ def layer_type_keys(data: dict, intent: Intent, family: str) -> list[str]:
 
 def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] = ()) -> tuple[str, str] | None:
     """(message, pointer) of the first check a family's strict config class fails, or None."""
-    key = strict_refusal(data, class_typed(entry.family))
-    if key is not None:
-        return strict_message(key, data[key], field_annotations(entry.family)[key], INTERVALS.get(entry.family, {}).get(key)), "/" + key
-    legacy = legacy_scaling_refusal(data, entry.family) or renaming_refusal(data)
-    if legacy:
-        return legacy
+    first = field_refusal(data, entry.family) or legacy_scaling_refusal(data, entry.family) or renaming_refusal(data)
+    if first:
+        return first
     defaults = FIELD_DEFAULTS[entry.family]
     hidden, heads = data.get("hidden_size", defaults["hidden_size"]), data.get("num_attention_heads", defaults["num_attention_heads"])
     refused = _not_a_multiple(hidden, heads) if entry.family in _VALIDATES_HEADS else None

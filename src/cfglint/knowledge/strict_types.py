@@ -11,7 +11,7 @@ from typing import Callable, Mapping
 
 from cfglint.knowledge.transformers5_fields import FIELDS, INTERVALS
 
-__all__ = ["INTERVALS", "class_checks", "class_typed", "field_annotations", "strict_message", "strict_refusal", "strict_types", "wrapper_fields_refusal"]
+__all__ = ["INTERVALS", "class_checks", "class_typed", "field_annotations", "strict_message", "strict_refusal", "strict_types", "field_refusal"]
 
 # A strict type's members as huggingface_hub 2.4's validator (utils/_strict_dataclasses.py, `type_validator`)
 # names them: a type of one member is checked as it is, a union member by member ("int?": an int or None).
@@ -138,9 +138,10 @@ def field_annotations(family: str) -> dict[str, str]:
     return dict(FIELDS[family])
 
 
-def wrapper_fields_refusal(data: dict, kind: str) -> tuple[str, str] | None:
-    """What a multimodal wrapper's strict class (Gemma3Config) refuses of its own fields, which it checks
-    before it builds its text model's config: (message, pointer at the top level), or None."""
+def field_refusal(data: dict, kind: str) -> tuple[str, str] | None:
+    """(message, pointer) of the first of its own fields the model type's strict config class refuses (a
+    family's, or a multimodal wrapper's such as Gemma3Config, which checks its fields before it builds its
+    text model's config), or None; None too for a class the table does not hold."""
     key = strict_refusal(data, class_typed(kind)) if kind in FIELDS else None
     if key is None:
         return None
