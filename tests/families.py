@@ -56,6 +56,12 @@ def variants(family: str) -> dict[str, dict]:
         out["moe-every-second"] = dict(copy.deepcopy(base), first_k_dense_replace=0, moe_layer_freq=2)
     if family == "mistral":
         out["head-dim-null"] = dict(copy.deepcopy(base), head_dim=None)
+        # AutoConfig builds these as Ministral: a window per layer, or on every layer for a null list
+        out["layer-types"] = dict(copy.deepcopy(base), sliding_window=32, layer_types=["full_attention", "sliding_attention"] * 2)
+        out["layer-types-null"] = dict(copy.deepcopy(base), sliding_window=32, layer_types=None)
+    if family == "ministral":
+        out["head-dim-absent"] = {k: v for k, v in copy.deepcopy(base).items() if k != "head_dim"}
+        out["layer-types-null"] = dict(copy.deepcopy(base), layer_types=None)
     tie_absent = copy.deepcopy(base)
     tie_absent.pop("tie_word_embeddings")
     out["tie-absent"] = tie_absent

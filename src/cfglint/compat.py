@@ -111,6 +111,9 @@ FAMILY_BASES: dict[str, dict] = {
                   "mlp_only_layers": []},
     "mistral": {"architectures": ["MistralForCausalLM"], "model_type": "mistral", **_DIMS, "head_dim": 16, "hidden_act": "silu",
                 "rope_theta": THETA, "sliding_window": None},
+    # What transformers 5 saves a Mistral file with layer_types as (AutoConfig builds it as Ministral).
+    "ministral": {"architectures": ["MinistralForCausalLM"], "model_type": "ministral", **_DIMS, "head_dim": 16, "hidden_act": "silu",
+                  "rope_theta": THETA, "sliding_window": 32, "layer_types": ["sliding_attention", "full_attention"] * 2},
     "mixtral": {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", **_DIMS, "hidden_act": "silu", "rope_theta": THETA,
                 "sliding_window": None, "num_local_experts": 4, "num_experts_per_tok": 2},
     "gemma": {"architectures": ["GemmaForCausalLM"], "model_type": "gemma", **_DIMS, "head_dim": 16, "hidden_act": "gelu_pytorch_tanh",

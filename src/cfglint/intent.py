@@ -64,6 +64,9 @@ class Intent(Reading):
     dtype: str | None = None
     rope_pointer: str = ""  # where the RoPE settings transformers 5 uses are written
     family: str | None = None  # the model family cfglint models this config as; None when it models none
+    # The family the file's model_type names, where transformers' AutoConfig builds another (a "mistral" file
+    # with layer_types is Ministral): what a runtime that reads model_type itself loads.
+    named_family: str | None = None
     root: str = ""  # where the model's own config is: "/text_config" in a multimodal file, else the top
     refusals: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # per family, asked once
     wrapper: dict | None = field(default=None, repr=False, compare=False)  # a multimodal file's top level
@@ -102,11 +105,29 @@ def family_of(config: dict) -> str | None:
 
     kind = config.get("model_type")
     if isinstance(kind, str):
-        return kind if kind in LLAMA_MODEL_TYPES or kind in FAMILIES else None
+        return retyped(config, kind) if kind in LLAMA_MODEL_TYPES or kind in FAMILIES else None
     architectures = config.get("architectures")
     if isinstance(architectures, list) and "LlamaForCausalLM" in architectures:
         return "llama"
     return None
+
+
+def retyped(config: dict, family: str) -> str:
+    """The family transformers' AutoConfig builds for a file whose model_type names `family`
+    (knowledge.transformers5.RETYPED)."""
+    from cfglint.knowledge.transformers5 import RETYPED
+
+    if family in RETYPED and RETYPED[family][1] in config:
+        return RETYPED[family][0]
+    return family
+
+
+def named_family(config: dict) -> str | None:
+    """The family the file's model_type names, before AutoConfig's reading of it."""
+    from cfglint.knowledge.transformers5 import FAMILIES
+
+    kind = config.get("model_type")
+    return kind if isinstance(kind, str) and kind in FAMILIES else family_of(config)
 
 
 def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA, field_defaults: dict | None = None) -> tuple[float, dict | None, str, dict[str, str]]:
@@ -150,6 +171,7 @@ def intent_of(config: dict) -> Intent:
         text_family, root = MULTIMODAL[kind]
         intent = rebased(family_intent(config["text_config"], text_family), root)
         intent.model_type, intent.root, intent.wrapper = kind, root, config
+        intent.named_family = intent.family
         if kind in WRAPPER_TIE:  # the wrapper ties by its own attribute, whatever text_config says
             if "tie_word_embeddings" in config:
                 intent.set("tie_word_embeddings", config["tie_word_embeddings"], "/tie_word_embeddings")
@@ -162,9 +184,13 @@ def intent_of(config: dict) -> Intent:
     if family is not None and family != "llama":
         from cfglint.readers.intent import family_intent
 
-        return family_intent(config, family)
+        intent = family_intent(config, family)
+        if family != kind:  # AutoConfig's own reading of model_type
+            intent.named_family = named_family(config)
+        return intent
     intent = Intent(
         family=family,
+        named_family=family,
         model_type=config.get("model_type") if isinstance(config.get("model_type"), str) else None,
         architectures=[a for a in config.get("architectures") or [] if isinstance(a, str)]
         if isinstance(config.get("architectures"), list)

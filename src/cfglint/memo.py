@@ -213,23 +213,26 @@ def _family(doc: Document, listing: frozenset[str] | None) -> str | None:
     data = doc.data
     if not _on() or listing is None or doc.bom or doc.literals or doc.duplicates or type(data) is not dict:
         return None
-    family_of, multimodal = _families()
+    family_of, multimodal, retyped = _families()
     kind = data.get("model_type")
     if isinstance(kind, str) and kind in multimodal:
         return None
     family = family_of(data)
     if family == "llama" and "generation_config.json" in listing:
         return None
+    if family in retyped:
+        return None  # a family AutoConfig builds from another model_type: each runtime takes the file for either
     return family
 
 
 @lru_cache(maxsize=None)
-def _families() -> tuple[Callable[[dict], str | None], Any]:
-    """intent.family_of and the multimodal model types, imported once (a run asks for every file)."""
+def _families() -> tuple[Callable[[dict], str | None], Any, frozenset[str]]:
+    """intent.family_of, the multimodal model types and the families AutoConfig retypes files to, imported
+    once (a run asks for every file)."""
     from cfglint.intent import family_of
-    from cfglint.knowledge.transformers5 import MULTIMODAL
+    from cfglint.knowledge.transformers5 import MULTIMODAL, RETYPED
 
-    return family_of, MULTIMODAL
+    return family_of, MULTIMODAL, frozenset(built for built, _ in RETYPED.values())
 
 
 # ----------------------------------------------------------------------------------------- the tables

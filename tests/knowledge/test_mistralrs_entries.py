@@ -147,9 +147,9 @@ def test_missing_architectures_are_absent_from_the_wheel(probe, tmp_path):
     listed = subprocess.run([str(python), "-c", "import mistralrs; print(' '.join(dir(mistralrs.Architecture)))"],
                             capture_output=True, text=True, check=True, timeout=120).stdout.split()
     assert {ARCH[family] for family in ENTRIES} <= set(listed)
-    for name in ("Qwen2Moe", "Gemma3", "Olmo2", "Granite"):
+    for name in ("Qwen2Moe", "Gemma3", "Olmo2", "Granite", "Ministral"):
         assert name not in listed
-    assert set(knowledge.MISSING) == {"qwen2_moe", "gemma3_text", "olmo2", "granite"}
+    assert set(knowledge.MISSING) == {"qwen2_moe", "gemma3_text", "olmo2", "granite", "ministral"}
 
 
 @pytest.mark.parametrize("family", sorted(ARCH))

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from cfglint.intent import intent_of
-from cfglint.knowledge.transformers5 import ENTRIES, FAMILIES
+from cfglint.knowledge.transformers5 import ENTRIES, FAMILIES, RETYPED
 from cfglint.reading import same
 from tests.families import BASES, all_cases
 
@@ -168,13 +168,20 @@ def moe_observed(cfg, layers) -> dict:
 # transformers 5.24 cannot build these: Mixtral's head_dim defaults to None, and the dynamic and YaRN RoPE
 # initialisers multiply it (`int(head_dim * partial_rotary_factor)` in modeling_rope_utils.py).
 BUILD_FAILURES = {f"mixtral/tf{v}-{kind}": "unsupported operand type(s) for *: 'NoneType' and 'float'" for v in (4, 5) for kind in ("dynamic", "yarn")}
+# MinistralConfig keeps a null head_dim, and its attention's scale is `head_dim**-0.5`.
+BUILD_FAILURES.update({f"ministral/tf{v}-head-dim-absent": "unsupported operand type(s) for ** or pow(): 'NoneType' and 'float'" for v in (4, 5)})
+
+
+def built_family(config: dict) -> str:
+    """The family AutoConfig builds: a "mistral" file with layer_types is a Ministral (RETYPED)."""
+    return "ministral" if config["model_type"] == "mistral" and "layer_types" in config else config["model_type"]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_intent_is_what_transformers5_builds(name, tmp_path):
     config = CASES[name]
     intent = intent_of(config)
-    assert intent.family == config["model_type"] or intent.root == "/text_config"
+    assert intent.family == built_family(config) or intent.root == "/text_config"
     if name in BUILD_FAILURES:
         with pytest.raises(TypeError, match=re.escape(BUILD_FAILURES[name])):
             observed(config, tmp_path)
@@ -240,3 +247,23 @@ def test_the_original_context_is_where_transformers5_takes_it(family, top_level,
         params = AutoConfig.from_pretrained(tmp_path).rope_parameters
         theirs = params.get("full_attention", params)["original_max_position_embeddings"]
         assert intent_of(written).values["rope_scaling"]["original_max_position_embeddings"] == theirs, (nested, theirs)
+
+
+@pytest.mark.parametrize("kind", sorted(RETYPED))
+def test_autoconfig_builds_a_retyped_file_as_another_family(kind, tmp_path):
+    """RETYPED: the installed AutoConfig builds the family it names once the file holds the key (null too), and
+    saves it back as that family; the intent is that family's, the runtimes that read model_type themselves
+    keep the one the file names."""
+    from transformers import AutoConfig
+
+    other, key = RETYPED[kind]
+    base = {k: v for k, v in BASES[kind].items() if k != key}
+    for config, expected in ((base, kind), (dict(base, **{key: None}), other), (dict(base, **{key: ["full_attention"] * 4}), other)):
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        built = AutoConfig.from_pretrained(tmp_path)
+        assert built.model_type == expected
+        built.save_pretrained(tmp_path / "saved")
+        assert json.loads((tmp_path / "saved" / "config.json").read_text())["model_type"] == expected
+        intent = intent_of(config)
+        assert (intent.family, intent.named_family, intent.model_type) == (expected, kind, kind)
+

@@ -80,6 +80,9 @@ class Consumer:
     runtime: ClassVar[str]  # how the runtime names itself in messages ("candle 0.11")
     schema_ref: ClassVar[str]  # its Llama schema, "module:class" in cfglint.consumers.llama_schemas
     reads_intent: ClassVar[bool] = False  # its readings' values and sources are the intent's
+    # It loads the file through transformers' AutoConfig, which reads model_type its own way (a "mistral" file
+    # with layer_types is Ministral); the others load the family the model_type names.
+    through_autoconfig: ClassVar[bool] = False
     llama_struct: ClassVar[Struct | None] = None  # the serde struct its hand-written Llama reading parses
 
     @property
@@ -120,7 +123,8 @@ class Consumer:
     def view(self, doc: Document, intent: Intent) -> View:
         if intent.family == "llama":
             return self.read(doc, intent)
-        entry = knowledge.entry(self.name, intent.family) if intent.family else None
+        family = self.family_read(intent)
+        entry = knowledge.entry(self.name, family) if family else None
         if entry is not None and intent.root:
             # A multimodal file: the runtime reads its text model where it looks for it, or not at all.
             where = getattr(knowledge.module(self.name), "TEXT_CONFIG", {}).get(intent.model_type)
@@ -133,14 +137,19 @@ class Consumer:
             return _wrapper_pointer(view, intent)
         if entry is not None:
             return self.read_family(doc, intent, entry)
-        if intent.family is None:
+        if family is None:
             kind = repr(intent.model_type) if intent.model_type else "absent"
             message = f"model_type {kind}: cfglint models no such family"
-        elif intent.family in getattr(knowledge.module(self.name), "MISSING", ()):
-            message = f"{self.runtime} has no {intent.model_type if intent.root else intent.family} loader"
+        elif family in getattr(knowledge.module(self.name), "MISSING", ()):
+            message = f"{self.runtime} has no {intent.model_type if intent.root else family} loader"
         else:
-            message = f"cfglint does not model {self.runtime}'s {intent.family} loader yet"
+            message = f"cfglint does not model {self.runtime}'s {family} loader yet"
         return self._not_applicable(message)
+
+    def family_read(self, intent: Intent) -> str | None:
+        """The family whose loader this runtime takes for the file: the one AutoConfig builds, or the one its
+        model_type names."""
+        return intent.family if self.through_autoconfig else intent.named_family
 
     def _not_applicable(self, message: str) -> View:
         return View(consumer=self.name, outcome=NOT_APPLICABLE, failure=Failure(message, "/model_type", "not-applicable", NOT_APPLICABLE))

@@ -25,6 +25,7 @@ from cfglint.consumers.python_reader import unreadable
 from cfglint.document import Document
 from cfglint.intent import Intent
 from cfglint.knowledge.entry import RUN
+from cfglint.knowledge.llama_cpp import ARCHITECTURE_FAMILY
 from cfglint.reading import DEFAULT, FIXED
 
 VOCABULARY = " (its vocabulary step's AutoTokenizer reads the config with transformers 5)"
@@ -118,6 +119,12 @@ class LlamaCpp(Consumer):
             return view.fail(packing)
         return _as_the_runtime_reads(view, "llama")
 
+    def family_read(self, intent: Intent) -> str | None:
+        """The converter picks its model by the first architecture (ARCHITECTURE_FAMILY), the file's
+        model_type notwithstanding."""
+        first = intent.architectures[0] if intent.architectures else None
+        return ARCHITECTURE_FAMILY.get(first or "", intent.named_family)
+
     def view(self, doc: Document, intent: Intent) -> View:
         view = super().view(doc, intent)
         if intent.root and view.failure is None and _tie_follows_the_head(intent.family):
@@ -133,7 +140,7 @@ class LlamaCpp(Consumer):
             from cfglint.consumers.transformers5 import config_refusal
             from cfglint.readers.converter import conversion_refusal, hparam_defaults, packing_refusal
 
-            refused = config_refusal(doc.data, intent, entry.family)
+            refused = config_refusal(doc.data, intent)
             wrong_type = conversion_refusal(entry.family, doc.data, hparam_defaults(entry), intent, refused is None)
             if wrong_type:
                 view.fail(wrong_type)

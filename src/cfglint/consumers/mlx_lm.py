@@ -181,7 +181,7 @@ class MlxLm(Consumer):
                 return view.fail(built)
             from cfglint.consumers.transformers5 import config_refusal
 
-            refused = config_refusal(doc.data, intent, entry.family)
+            refused = config_refusal(doc.data, intent)
             if refused:
                 view.fail(Failure(refused[0] + TOKENIZER_READS_IT, refused[1], "validation"))
         return view

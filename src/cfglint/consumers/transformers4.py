@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from cfglint import knowledge
 from cfglint.consumers.base import Consumer, Failure, View
 from cfglint.consumers.python_reader import set_text, take, unreadable
 from cfglint.document import Document
@@ -205,6 +206,7 @@ class Transformers4(Consumer):
     title = "transformers 4.46-4.57 LlamaConfig"
     source = "transformers 4.57.6 models/llama/configuration_llama.py, modeling_rope_utils.py"
     schema_ref = "transformers4:LlamaConfig"
+    through_autoconfig = True
 
     def read(self, doc: Document, intent: Intent) -> View:
         view = View(consumer=self.name)
@@ -283,11 +285,19 @@ def attention_refusal(data: dict, family: str) -> tuple[str, str] | None:
 
     if family in known.ATTENTION_READS_SCALING:
         return _mscale_refusal(data.get("rope_scaling"))
-    if family not in known.ATTENTION_HEAD_DIM or "head_dim" not in data:
+    if family not in known.ATTENTION_HEAD_DIM:
         return None
-    if data["head_dim"] is None and family in known.HEAD_DIM_FALLBACK:
+    if "head_dim" in data:
+        head_dim = data["head_dim"]
+    else:  # the argument's default where the class takes one (Ministral's null, which it keeps), else none
+        declared = knowledge.entry("transformers-4", family)
+        field = declared.fields.get("head_dim") if declared is not None else None
+        if field is None or field.default is not None:
+            return None
+        head_dim = None
+    if head_dim is None and family in known.HEAD_DIM_FALLBACK:
         return None
-    return head_size_refusal(data, family, data["head_dim"], known.ATTENTION_HEAD_DIM)
+    return head_size_refusal(data, family, head_dim, known.ATTENTION_HEAD_DIM)
 
 
 def _mscale_refusal(scaling: Any) -> tuple[str, str] | None:

@@ -134,6 +134,7 @@ class Transformers5(Consumer):
     source = "transformers 5.24.0 models/llama/configuration_llama.py, modeling_rope_utils.py"
     schema_ref = "transformers5:LlamaConfig"
     reads_intent = True
+    through_autoconfig = True
 
     def field_type(self, family: str, key: str) -> str | None:
         """The config class's annotation: its strict dataclass checks every field it declares, read or not."""
@@ -199,13 +200,14 @@ def family_refusal(data: dict, entry, layer_types: list[str] | tuple[str, ...] =
             or odd_rotary_dimension(data, entry.family))
 
 
-def config_refusal(data: dict, intent: Intent, family: str) -> tuple[str, str] | None:
+def config_refusal(data: dict, intent: Intent) -> tuple[str, str] | None:
     """What AutoConfig refuses of a family's file, for the runtimes that load it through transformers 5's
     config class first (mlx-lm's AutoTokenizer, the converter's vocabulary step): a multimodal wrapper's own
-    fields first (its pointer at the top level, cfglint.consumers.base keeps it there)."""
+    fields first (its pointer at the top level, cfglint.consumers.base keeps it there). The class is the one
+    AutoConfig builds (intent.family), whatever family the runtime's own reading takes the file for."""
     from cfglint import knowledge
 
-    reference = knowledge.entry("transformers-5", family)
+    reference = knowledge.entry("transformers-5", intent.family) if intent.family else None
     return wrapper_refusal(intent) or (refusal_for(data, intent, reference) if reference is not None else None)
 
 

@@ -20,9 +20,12 @@ from cfglint.knowledge.transformers5_fields import DEFAULTS as FIELD_DEFAULTS
 
 def attention_refusal(data: dict, family: str) -> tuple[str, str] | None:
     """(message, pointer) of the first thing the attention of the first layer cannot build from head_dim."""
-    if family not in ATTENTION_HEAD_DIM or "head_dim" not in data:
-        return None  # the class default or hidden // heads: a size every family builds
-    return head_size_refusal(data, family, class_head_dim(data, family))  # the file's, or the class's own for Llama and Mistral
+    if family not in ATTENTION_HEAD_DIM:
+        return None
+    head_dim = class_head_dim(data, family)  # the file's, or the class's own for Llama and Mistral
+    if "head_dim" not in data and head_dim is not None:
+        return None  # the class default or hidden // heads: a size the family builds (Ministral's is null)
+    return head_size_refusal(data, family, head_dim)
 
 
 def head_size_refusal(data: dict, family: str, head_dim: Any, table: dict = ATTENTION_HEAD_DIM) -> tuple[str, str] | None:

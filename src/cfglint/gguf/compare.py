@@ -52,7 +52,7 @@ class Source:
 
     values: dict[str, Any]  # intent values, dims and raw keys under transformers' names
     sources: dict[str, str]  # key -> JSON Pointer, or DEFAULT / DERIVED
-    family: str | None
+    family: str | None  # the family its model_type names (the converter picks its model by it)
     root: str = ""
     generation: dict[str, Any] | None = None  # generate()'s settings written in generation_config.json
     generation_sources: dict[str, str] | None = None

@@ -57,7 +57,7 @@ class GgufTarget:
         generation = load_generation(doc)
         written = {k: generation.values[k] for k in generation.values if generation.written(k)}
         pointers = {k: generation.sources[k] for k in written}
-        return Source(values, sources, intent.family, root, written, pointers)
+        return Source(values, sources, intent.named_family, root, written, pointers)
 
     @property
     def later_shard(self) -> bool:

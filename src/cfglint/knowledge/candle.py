@@ -55,7 +55,7 @@ ACTIVATION_MEANING = {
 }
 
 # Families candle-transformers 0.11.0 has no model for.
-MISSING = ("gpt_oss", "deepseek_v3")  # 0.11.0 has models/deepseek2.rs only
+MISSING = ("gpt_oss", "deepseek_v3", "ministral")  # 0.11.0 has models/deepseek2.rs only, and no Ministral
 # The gemma example deserializes gemma3::Config from the top of config.json (it lists only Gemma 3 1B, a
 # text model): a multimodal file's text_config is never looked at (candle-examples/examples/gemma/main.rs).
 TEXT_CONFIG = {"gemma3": ""}

@@ -21,7 +21,12 @@ from cfglint.knowledge.entry import REQUIRED, RUN, Check, Entry, Field, Source
 RUNTIME = "llama-cpp"
 READER = "converter"
 REF = "llama-cpp-python 0.3.36 sdist"
-MISSING: tuple[str, ...] = ()
+# The converter registers no MinistralForCausalLM (conversion/__init__.py), what transformers 5 saves a Mistral
+# model built from a file with layer_types as.
+MISSING: tuple[str, ...] = ("ministral",)
+# It picks its model by architectures[0] (ModelBase.from_model_architecture), not model_type: a config
+# transformers re-saved as "ministral" keeps the file's MistralForCausalLM and converts as Mistral.
+ARCHITECTURE_FAMILY = {"MistralForCausalLM": "mistral"}
 # ModelBase.load_hparams merges text_config into the top of the hparams (conversion/base.py).
 TEXT_CONFIG = {"gemma3": "/text_config"}
 # The GGUF architecture the converter writes for each family cfglint models (convert_hf_to_gguf.py,

@@ -60,7 +60,7 @@ ACTIVATION_MEANING = {
 }
 
 # Families with no plain `Architecture` in the 0.9.5 wheel (dir(mistralrs.Architecture)).
-MISSING = ("qwen2_moe", "gemma3_text", "olmo2", "granite")
+MISSING = ("qwen2_moe", "gemma3_text", "olmo2", "granite", "ministral")
 
 _DERIVED_HEAD_DIM = "hidden_size // num_attention_heads"
 _OPTIONAL_HEAD_DIM = f"head_dim if head_dim is not None else {_DERIVED_HEAD_DIM}"

@@ -28,8 +28,9 @@ _REPO = "ml-explore/mlx-lm"
 _REF = "0.32.2 (wheel)"
 _STRUCT = "ModelArgs"
 
-# Families in the contract's list that mlx-lm 0.32.2 has a module for: all of them.
-MISSING = ()
+# Families that mlx-lm 0.32.2 has no module for (`_get_classes`: "Model type ministral not supported"; its
+# ministral3 is another model): transformers 5 saves a Mistral file with layer_types back as "ministral".
+MISSING = ("ministral",)
 # models/gemma3.py builds gemma3_text.ModelArgs from text_config (its vocab_size from the top, 262208 by default;
 # num_attention_heads 8 and num_key_value_heads 4 when text_config has none).
 TEXT_CONFIG = {"gemma3": "/text_config"}

@@ -71,6 +71,7 @@ ATTENTION_HEAD_DIM: dict[str, tuple[str, tuple[str, ...]]] = {
     "qwen3": ("as-is", (*_SCALED, "q_norm")),
     "qwen3_moe": ("as-is", (*_SCALED, "q_norm")),
     "mistral": ("or-derived", _SCALED),
+    "ministral": ("as-is", _SCALED),
     "mixtral": ("or-derived", _SCALED),
     "gemma": ("as-is", _SCALED),
     "gemma2": ("as-is", ("q_proj",)),
@@ -86,7 +87,7 @@ ATTENTION_READS_SCALING = frozenset({"deepseek_v3"})
 # types, else every layer slides where that window is not None: a window of 0 on a sliding layer of these
 # classes makes a DynamicSlidingWindowLayer of window None, which compares its length with None; a negative
 # window fails the mask's arange in every family.
-CONFIG_LAYER_TYPES = frozenset({"qwen2", "qwen3", "gemma2", "gemma3_text", "gpt_oss"})
+CONFIG_LAYER_TYPES = frozenset({"qwen2", "qwen3", "ministral", "gemma2", "gemma3_text", "gpt_oss"})
 # The classes whose __init__ runs layer_type_validation(self.layer_types, self.num_hidden_layers) once it has
 # filled a null layer_types (configuration_utils.py @ v4.57.6): every entry among ALLOWED_LAYER_TYPES (which
 # knows none of transformers 5's legacy names: "attention" is refused), as many as the layers. Gemma 2 and
@@ -120,6 +121,11 @@ _NO_SOFTCAP = {"attn_logit_softcapping": "None", "final_logit_softcapping": "Non
 _WINDOW_EVERYWHERE = {
     "sliding_window": "sliding_window",
     "layer_types": 'layers(num_hidden_layers, "sliding_attention" if sliding_window is not None else "full_attention")',
+}
+# The file's layer_types where it has them (Ministral fills a null list the same way).
+_LAYERS_OR_WINDOW_EVERYWHERE = {
+    "sliding_window": "sliding_window",
+    "layer_types": 'layer_types or layers(num_hidden_layers, "sliding_attention" if sliding_window is not None else "full_attention")',
 }
 # Qwen2 / Qwen3: __init__ sets sliding_window = sliding_window if use_sliding_window else None, and when
 # layer_types is not given, layers i >= max_window_layers slide iff that window is not None.
@@ -180,6 +186,19 @@ ENTRIES = (
         rope="unvalidated-scaling",
         notes="rope_scaling is not an argument: a file's rope_scaling is kept unvalidated and MistralRotaryEmbedding "
               "still runs ROPE_INIT_FUNCTIONS[rope_type or type] on it; a layer_types key only logs a warning.",
+    ),
+    Entry(
+        "transformers-4", "ministral", "kwargs", "transformers 4.57.6 MinistralConfig + modeling_ministral.py", _source("ministral"),
+        fields(hidden_size=("any", 4096), num_hidden_layers=("any", 32), num_attention_heads=("any", 32),
+               num_key_value_heads=("any", 8), head_dim=("any", None), hidden_act=("any", "silu"),
+               max_position_embeddings=("any", 131072), rms_norm_eps=("any", 1e-6), eos_token_id=("any", 2),
+               tie_word_embeddings=("any", False), rope_theta=("any", 10000.0), sliding_window=("any", 4096),
+               layer_types=("any", None)),
+        derive={"head_dim": _HEAD_DIM, "attention_bias": "False", "mlp_bias": "False", "query_pre_attn_scalar": _HEAD_DIM,
+                **_LAYERS_OR_WINDOW_EVERYWHERE, **_NO_SOFTCAP},
+        rope="unvalidated-scaling",
+        notes="Mistral with a window per layer; a null layer_types is filled with sliding_attention on every layer where a "
+              "window is set, and no entry is validated. The attention takes head_dim as the class keeps it, null included.",
     ),
     Entry(
         "transformers-4", "gemma2", "kwargs", "transformers 4.57.6 Gemma2Config + modeling_gemma2.py", _source("gemma2"),

@@ -38,6 +38,11 @@ _WINDOW_EVERYWHERE = {
     "sliding_window": "sliding_window",
     "layer_types": 'layers(num_hidden_layers, "sliding_attention" if sliding_window is not None else "full_attention")',
 }
+# The file's layer_types where it has them (Ministral, whose __post_init__ fills a null list the same way).
+_LAYERS_OR_WINDOW_EVERYWHERE = {
+    "sliding_window": "sliding_window",
+    "layer_types": 'layer_types or layers(num_hidden_layers, "sliding_attention" if sliding_window is not None else "full_attention")',
+}
 # Qwen2 / Qwen3: the config drops the window unless use_sliding_window, and layers from max_window_layers slide.
 _QWEN_WINDOW = {
     "sliding_window": "sliding_window if use_sliding_window else None",
@@ -107,6 +112,17 @@ ENTRIES: tuple[Entry, ...] = (
                sliding_window=("int?", 4096)),
         derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "False", **_WINDOW_EVERYWHERE, **_SCALE_BY_HEAD_DIM},
         rope="transformers-5",
+    ),
+    Entry(
+        "transformers-5", "ministral", "transformers-5", "transformers 5 MinistralConfig", _source("ministral"),
+        fields(vocab_size=("int", 32000), hidden_size=("int", 4096), intermediate_size=("int", 14336), num_hidden_layers=("int", 32),
+               num_attention_heads=("int", 32), num_key_value_heads=("int", 8), head_dim=("int?", None), hidden_act=("str", "silu"),
+               max_position_embeddings=("int", 131072), rms_norm_eps=("float", 1e-6), tie_word_embeddings=("bool", False), eos_token_id=("ids", 2),
+               sliding_window=("int?", 4096), layer_types=("list?", None)),
+        derive={"head_dim": _HEAD_DIM_KEY_OR_DERIVED, "attention_bias": "False", **_LAYERS_OR_WINDOW_EVERYWHERE, **_SCALE_BY_HEAD_DIM},
+        rope="transformers-5",
+        notes="Mistral with a window per layer: __post_init__ fills a null layer_types with sliding_attention on every "
+              "layer where a window is set. The attention takes head_dim as the class keeps it, null included.",
     ),
     Entry(
         "transformers-5", "mixtral", "transformers-5", "transformers 5 MixtralConfig", _source("mixtral"),
@@ -273,6 +289,12 @@ ENTRIES += (
 
 FAMILIES = {entry.family: entry for entry in ENTRIES}
 
+# The family AutoConfig builds where the file's model_type names another (models/auto/configuration_auto.py
+# @ v5.24.0, and 4.57.6 alike): model_type -> (the family it builds, the key whose presence, null or not,
+# decides it). A "mistral" file with layer_types is built as Ministral and saved back as "ministral"; a runtime
+# that reads model_type itself still sees "mistral". tests/knowledge/test_transformers5_entries.py loads both.
+RETYPED = {"mistral": ("ministral", "layer_types")}
+
 # Multimodal files whose text model is one of the families: model_type -> (its family, where its config is).
 # Gemma3Config builds a Gemma3TextConfig from text_config (configuration_gemma3.py @ v5.24.0).
 MULTIMODAL = {"gemma3": ("gemma3_text", "/text_config")}
@@ -304,6 +326,7 @@ ATTENTION_HEAD_DIM: dict[str, tuple[str, tuple[str, ...]]] = {
     "qwen3": ("as-is", (*_SCALED, "q_norm")),
     "qwen3_moe": ("as-is", (*_SCALED, "q_norm")),
     "mistral": ("or-derived", _SCALED),
+    "ministral": ("as-is", _SCALED),  # its class declares head_dim, null by default, and fills no null one
     "mixtral": ("or-derived", _SCALED),
     "gemma": ("as-is", _SCALED),
     "gemma2": ("as-is", ("q_proj",)),  # scaled by query_pre_attn_scalar

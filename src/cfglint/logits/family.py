@@ -98,10 +98,15 @@ def _rope_parameters(old: Mapping[str, Any] | None, values: Mapping[str, Any]) -
 
 def transformed_config(reference: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
     """The reference's config dict (transformers 5 layout) with a reading's values written in."""
+    from cfglint.knowledge.transformers5 import RETYPED
+
     out = copy.deepcopy(dict(reference))
     out["rope_parameters"] = _rope_parameters(out.get("rope_parameters"), values)
+    # A key whose presence makes AutoConfig build another family (layer_types in a Mistral file) is left out
+    # where the reference has none: the window then says the layer types, read back and compared below.
+    retyping = RETYPED[out["model_type"]][1] if out.get("model_type") in RETYPED else None
     for key in _DIRECT:
-        if key in values:
+        if key in values and not (key == retyping and key not in out):
             out[key] = values[key]
     if values.get("qk_head_dim") is not None and values.get("qk_rope_head_dim") is not None:
         # The modeling code builds queries and keys qk_nope_head_dim + qk_rope_head_dim wide.

@@ -276,7 +276,7 @@ def rope(entry: Entry, data: dict, intent: Any, none: bool = False) -> dict | Fa
     if none:
         return {"rope_theta": (10000.0, FIXED), "rope_scaling": (None, FIXED)}
     if entry.family not in PER_LAYER_TYPE and any(_names_layer_types(data.get(k)) for k in ("rope_parameters", "rope_scaling")):
-        layered = layered_rope(entry.family, data, intent, config_refusal(data, intent, entry.family) is None)
+        layered = layered_rope(entry.family, data, intent, config_refusal(data, intent) is None)
         if layered is not None:
             return layered if isinstance(layered, Failure) or "rope_local_base_freq" in entry.fields else _without_local(layered)
     theta, theta_at = intent.values["rope_theta"], intent.sources["rope_theta"]

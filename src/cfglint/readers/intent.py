@@ -22,9 +22,11 @@ _ORDER = {key: i for i, key in enumerate(ALL_KEYS)}  # the reading keys in repor
 def family_intent(config: dict, family: str) -> Intent:
     entry = FAMILIES[family]
     architectures = config.get("architectures")
+    kind = config.get("model_type")
     intent = Intent(
         family=family,
-        model_type=family,
+        named_family=family,
+        model_type=kind if isinstance(kind, str) else family,
         architectures=[a for a in architectures if isinstance(a, str)] if isinstance(architectures, list) else [],
         layout="transformers-5" if "rope_parameters" in config else "transformers-4",
     )

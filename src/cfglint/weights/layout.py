@@ -196,6 +196,7 @@ _GEMMA2_NORMS = ("input_layernorm", "post_attention_layernorm", "pre_feedforward
 LAYOUTS: dict[str, Layout] = {
     "llama": Layout(source=_T5.format("llama")),
     "mistral": Layout(source=_T5.format("mistral")),
+    "ministral": Layout(source=_T5.format("ministral")),
     "granite": Layout(source=_T5.format("granite")),
     "qwen2": Layout(source=_T5.format("qwen2")),  # its q/k/v biases come from the reading's attention_bias
     "gemma": Layout(source=_T5.format("gemma")),
