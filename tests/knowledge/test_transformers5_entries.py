@@ -11,7 +11,7 @@ import re
 import pytest
 
 from cfglint.intent import intent_of
-from cfglint.knowledge.transformers5 import ENTRIES, FAMILIES, RETYPED
+from cfglint.knowledge.transformers5 import CAUSAL_LM, ENTRIES, FAMILIES, RETYPED
 from cfglint.reading import same
 from tests.families import BASES, all_cases
 
@@ -267,3 +267,9 @@ def test_autoconfig_builds_a_retyped_file_as_another_family(kind, tmp_path):
         intent = intent_of(config)
         assert (intent.family, intent.named_family, intent.model_type) == (expected, kind, kind)
 
+
+def test_the_causal_lm_classes_are_transformers5s():
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    assert set(CAUSAL_LM) == {family for kind, (built, _) in RETYPED.items() for family in (kind, built)}
+    assert CAUSAL_LM == {family: MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[family] for family in CAUSAL_LM}

@@ -294,6 +294,9 @@ FAMILIES = {entry.family: entry for entry in ENTRIES}
 # decides it). A "mistral" file with layer_types is built as Ministral and saved back as "ministral"; a runtime
 # that reads model_type itself still sees "mistral". tests/knowledge/test_transformers5_entries.py loads both.
 RETYPED = {"mistral": ("ministral", "layer_types")}
+# The model class AutoModelForCausalLM builds for those families, which save_pretrained writes in
+# `architectures` (models/auto/modeling_auto.py MODEL_FOR_CAUSAL_LM_MAPPING_NAMES @ v5.24.0).
+CAUSAL_LM = {"mistral": "MistralForCausalLM", "ministral": "MinistralForCausalLM"}
 
 # Multimodal files whose text model is one of the families: model_type -> (its family, where its config is).
 # Gemma3Config builds a Gemma3TextConfig from text_config (configuration_gemma3.py @ v5.24.0).
