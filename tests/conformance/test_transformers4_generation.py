@@ -17,7 +17,7 @@ from tests.conformance.test_families import predicted
 from tests.conformance.test_transformers4_rope_build import transformers4_reports
 
 WINDOWS = {"window-negative": -1, "window-zero": 0, "window-one": 1}
-FAMILIES = ("mistral", "mixtral", "phi3", "qwen2", "qwen3", "qwen2_moe", "gemma2", "gemma3_text", "gpt_oss")
+FAMILIES = ("mistral", "ministral", "mixtral", "phi3", "qwen2", "qwen3", "qwen2_moe", "gemma2", "gemma3_text", "gpt_oss")
 
 
 def _cases() -> dict[str, dict]:

@@ -1,7 +1,8 @@
 """transformers 4.57's layer_type_validation, on the classes that run it (knowledge.transformers4.
 VALIDATES_LAYER_TYPES): every entry among its four known types, so transformers 5's legacy names ("attention",
 which 5.x renames to "full_attention") are refused, and as many as the layers; gpt-oss and Gemma 2 run it before
-the RoPE validation, the others after. The real 4.57 with torch reads each case (transformers4_family_probe.py);
+the RoPE validation, the others after. Ministral's class validates nothing, and each layer it builds indexes the
+list (INDEXES_LAYER_TYPES). The real 4.57 with torch reads each case (transformers4_family_probe.py);
 cfglint's transformers-4 reading must load or refuse as it does, in its words.
 """
 
@@ -12,12 +13,14 @@ import copy
 import pytest
 
 from cfglint.compat import FAMILY_BASES
-from cfglint.knowledge.transformers4 import VALIDATES_LAYER_TYPES
+from cfglint.knowledge.transformers4 import INDEXES_LAYER_TYPES, VALIDATES_LAYER_TYPES
 from tests.conformance.test_families import predicted
 from tests.conformance.test_transformers4_rope_build import transformers4_reports
 
-# and two classes without layer types (not Mistral: AutoConfig reads a Mistral file with layer_types as Ministral)
-FAMILIES = (*sorted(VALIDATES_LAYER_TYPES), "phi3", "qwen2_moe")
+# two classes without layer types (not Mistral: AutoConfig reads a Mistral file with layer_types as Ministral),
+# and those whose layers index theirs unvalidated
+FAMILIES = (*sorted(VALIDATES_LAYER_TYPES), "phi3", "qwen2_moe", *sorted(INDEXES_LAYER_TYPES))
+INDEXING = tuple(f"{family}-" for family in INDEXES_LAYER_TYPES)
 _BROKEN_SCALING = {"rope_type": "yarn"}  # no factor: rope_config_validation's KeyError
 
 
@@ -36,6 +39,8 @@ def _cases() -> dict[str, dict]:
             "an-object": {"full_attention": 1},
             "null": None,
             "known-names": ["full_attention"] * n,
+            "an-object-entry": [{"full_attention": 1}] * n,
+            "a-number-entry": [0] * n,
         }
         for name, layer_types in spoilt.items():
             out[f"{family}-{name}"] = dict(base, layer_types=layer_types)
@@ -48,7 +53,13 @@ CASES = _cases()
 
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory):
-    return transformers4_reports(tmp_path_factory.mktemp("transformers4-layer-types"), CASES)
+    """Ministral's cases built whole (every layer indexes its layer type), the others their first layer."""
+    root = tmp_path_factory.mktemp("transformers4-layer-types")
+    (root / "first").mkdir()
+    (root / "whole").mkdir()
+    whole = {case: config for case, config in CASES.items() if case.startswith(INDEXING)}
+    return {**transformers4_reports(root / "first", {c: v for c, v in CASES.items() if c not in whole}),
+            **transformers4_reports(root / "whole", whole, "--generate")}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -65,3 +76,5 @@ def test_the_cases_split_both_ways(observed):
     assert "layer_types" in message["qwen2-legacy-names"] and message["phi3-legacy-names"] == ""
     assert "layer_types" in message["gpt_oss-legacy-names-and-broken-scaling"]
     assert "KeyError" in message["qwen2-legacy-names-and-broken-scaling"]
+    assert message["ministral-too-short"] == "IndexError: list index out of range"
+    assert message["ministral-legacy-names"] == "at generation: KeyError: 'attention'" and message["ministral-known-names"] == ""

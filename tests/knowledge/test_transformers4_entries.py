@@ -82,7 +82,7 @@ COMPUTED_BY_CONFIG = {
 }
 
 SCRIPT = r'''
-import inspect, json, sys
+import importlib.util, inspect, json, sys
 from transformers import CONFIG_MAPPING
 
 def jsonable(value):
@@ -109,9 +109,11 @@ for family, spec in json.load(sys.stdin).items():
                "rope_parameters": nested.rope_parameters}
     init = inspect.getsource(cls.__init__)
     validates, rope = init.find("layer_type_validation("), init.find("rope_config_validation(")
+    modeling = open(importlib.util.find_spec(cls.__module__.replace(".configuration_", ".modeling_")).origin).read()  # no torch here
     out[family] = {"class": cls.__name__, "signature": signature, "attributes": attributes, "nested": ignored,
                    "has_layer_types": hasattr(cls(), "layer_types"), "validates_layer_types": validates >= 0,
-                   "layer_types_before_rope": validates >= 0 and (rope < 0 or validates < rope)}
+                   "layer_types_before_rope": validates >= 0 and (rope < 0 or validates < rope),
+                   "indexes_layer_types": "config.layer_types[layer_idx]" in modeling}
 from transformers import configuration_utils
 out["<allowed layer types>"] = list(configuration_utils.ALLOWED_LAYER_TYPES)
 print(json.dumps(out))
@@ -206,10 +208,13 @@ def test_the_classes_holding_layer_types_are_the_ones_known(entry, installed):
 
 def test_the_layer_types_4_57_validates_and_when(installed):
     """layer_type_validation: the classes whose __init__ runs it, the ones that run it before
-    rope_config_validation, and the types it takes (configuration_utils.ALLOWED_LAYER_TYPES)."""
-    from cfglint.knowledge.transformers4 import ALLOWED_LAYER_TYPES, LAYER_TYPES_BEFORE_ROPE, VALIDATES_LAYER_TYPES
+    rope_config_validation, and the types it takes (configuration_utils.ALLOWED_LAYER_TYPES); and the classes
+    whose modeling indexes layer_types per layer without it."""
+    from cfglint.knowledge.transformers4 import ALLOWED_LAYER_TYPES, INDEXES_LAYER_TYPES, LAYER_TYPES_BEFORE_ROPE, VALIDATES_LAYER_TYPES
 
     families = {name: found for name, found in installed.items() if not name.startswith("<")}
     assert {f for f, found in families.items() if found["validates_layer_types"]} == VALIDATES_LAYER_TYPES
     assert {f for f, found in families.items() if found["layer_types_before_rope"]} == LAYER_TYPES_BEFORE_ROPE
     assert tuple(installed["<allowed layer types>"]) == ALLOWED_LAYER_TYPES
+    unvalidated = {f for f, found in families.items() if found["indexes_layer_types"] and not found["validates_layer_types"]}
+    assert unvalidated == INDEXES_LAYER_TYPES

@@ -235,18 +235,25 @@ class Transformers4(Consumer):
         if early:  # validated before the RoPE parameters
             return View(consumer=self.name).fail(Failure(early[0], early[1], "validation"))
         view = super().read_family(doc, intent, entry)
+        if view.failure is None and entry.family in known.INDEXES_LAYER_TYPES:
+            unmasked = _unmasked_layer_type(doc.data.get("layer_types"))
+            if unmasked:
+                return view.fail(Failure(unmasked, "/layer_types", "validation"))
         refused = generation_refusal(view.values, entry.family) if view.failure is None else None
         return view.fail(Failure(refused, "/sliding_window", "validation")) if refused else view
 
 
 def layer_types_refusal(data: dict, entry: Entry) -> tuple[str, str] | None:
     """layer_type_validation of the file's layer_types (known.VALIDATES_LAYER_TYPES; a null one is filled in
-    first), as Python runs it on the JSON value: its entries, then its length against num_hidden_layers."""
+    first), as Python runs it on the JSON value: its entries, then its length against num_hidden_layers; or,
+    in a class that does not validate them, the layers' own indexing (known.INDEXES_LAYER_TYPES)."""
     given = data.get("layer_types")
-    if entry.family not in known.VALIDATES_LAYER_TYPES or given is None:
-        return None
     field = entry.fields.get("num_hidden_layers")
     layers = data.get("num_hidden_layers", field.default if field is not None else None)
+    if entry.family in known.INDEXES_LAYER_TYPES and given is not None:
+        return _indexing_refusal(given, layers)
+    if entry.family not in known.VALIDATES_LAYER_TYPES or given is None:
+        return None
     try:
         if not all(layer_type in known.ALLOWED_LAYER_TYPES for layer_type in given):
             return f"ValueError: The `layer_types` entries must be in {known.ALLOWED_LAYER_TYPES}", "/layer_types"
@@ -256,6 +263,31 @@ def layer_types_refusal(data: dict, entry: Entry) -> tuple[str, str] | None:
     except TypeError as err:  # a number or a boolean is no list
         return f"TypeError: {err}", "/layer_types"
     return None
+
+
+def _indexing_refusal(given: Any, layers: Any) -> tuple[str, str] | None:
+    """`config.layer_types[layer_idx]` for each layer the model builds, as Python indexes the JSON value: a
+    list or a string as far as the layers go, anything else from its first."""
+    if isinstance(given, (list, str)):
+        if type(layers) is int and len(given) < layers:
+            return f"IndexError: {'list' if isinstance(given, list) else 'string'} index out of range", "/layer_types"
+        return None
+    try:
+        given[0]
+    except (TypeError, KeyError) as err:
+        return f"{type(err).__name__}: {err}", "/layer_types"
+    return None
+
+
+def _unmasked_layer_type(given: Any) -> str | None:
+    """The forward's lookup of each layer's type among its masks (known.MASKED_LAYER_TYPES), on a list or
+    string the model built from; a null one is filled with known types."""
+    if not isinstance(given, (list, str)):
+        return None
+    unknown = next((layer_type for layer_type in given if layer_type not in known.MASKED_LAYER_TYPES), None)
+    if isinstance(unknown, (list, dict)):
+        return f"at generation: TypeError: unhashable type: '{type(unknown).__name__}'"
+    return None if unknown is None else f"at generation: KeyError: {unknown!r}"
 
 
 def generation_refusal(values: dict, family: str) -> str | None:

@@ -92,6 +92,12 @@ CONFIG_LAYER_TYPES = frozenset({"qwen2", "qwen3", "ministral", "gemma2", "gemma3
 # filled a null layer_types (configuration_utils.py @ v4.57.6): every entry among ALLOWED_LAYER_TYPES (which
 # knows none of transformers 5's legacy names: "attention" is refused), as many as the layers. Gemma 2 and
 # gpt-oss run it before rope_config_validation, the others after (test_transformers4_entries.py).
+# The classes whose attention takes its window by `config.layer_types[layer_idx]` with no validation before
+# (modeling_ministral.py @ v4.57.6): building the model indexes the file's list once per layer, in Python's
+# words for a number, an object or a list shorter than the layers; the forward then looks each layer's type
+# up among its masks (`causal_mask_mapping[self.config.layer_types[i]]`), a KeyError for any other name.
+INDEXES_LAYER_TYPES = frozenset({"ministral"})
+MASKED_LAYER_TYPES = ("full_attention", "sliding_attention")
 ALLOWED_LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention", "linear_attention")
 VALIDATES_LAYER_TYPES = frozenset({"qwen2", "qwen3", "gemma2", "gemma3_text", "gpt_oss"})
 LAYER_TYPES_BEFORE_ROPE = frozenset({"gemma2", "gpt_oss"})

@@ -13,9 +13,9 @@ latent attention) reports `getattr(config, "head_dim", None) or hidden // heads`
 Then the family's RotaryEmbedding is built from that config, as its base model's `__init__` builds it after
 the layers (the class its `<Family>ForCausalLM` names): the type's init function runs, and what it raises
 is the outcome (an unbuilt rope type, a key the config class did not require, a None head_dim).
-With --generate, a model that builds is then built whole (seeded weights) and made to generate two greedy
-tokens after a three-token prompt, whatever they are; what that raises is the outcome, its message led by
-"at generation: ".
+With --generate, a model that builds is then built whole (seeded weights), what building a later layer raises
+being the outcome, and made to generate two greedy tokens after a three-token prompt, whatever they are;
+what that raises is the outcome, its message led by "at generation: ".
 Not observed (they live in the modeling code, not the config object): the attention biases of families
 without an `attention_bias` attribute, `attn_logit_softcapping` (the default sdpa attention ignores it),
 and the attention scale of families without `query_pre_attn_scalar`.
@@ -96,6 +96,9 @@ def _generation_refusal(config) -> str | None:
     torch.manual_seed(0)
     try:
         model = transformers.AutoModelForCausalLM.from_config(config)
+    except Exception as exc:  # building a layer after the first: the failure is the observation
+        return one_line(exc)
+    try:
         with torch.no_grad():
             model.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=2, min_new_tokens=2, do_sample=False)
     except Exception as exc:  # the failure is the observation, not a probe bug
