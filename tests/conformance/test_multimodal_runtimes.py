@@ -94,8 +94,6 @@ def test_a_multimodal_text_model_is_read_as_predicted(case, runtime, observed):
     directory, actual = observed[runtime][case]
     view = predicted(directory, runtime)
     found = mismatches(view, actual)
-    if runtime == "mlx-lm":  # the probe's tie ("lm_head" not in the model) looks at the wrapper, whose head is
-        found = [m for m in found if m[0] != "tie_word_embeddings"]  # its language_model's
     assert not found, found
     if case in SPOILT and runtime != "transformers-4":
         assert actual["outcome"] == "error" and same_words(view.message, actual["message"]), (view.message, actual["message"])
@@ -110,7 +108,9 @@ def test_mlx_lm_takes_the_head_counts_the_wrapper_fills_in(case, observed):
     assert actual["values"]["num_key_value_heads"] == CASES[case]["text_config"].get("num_key_value_heads", 4)
 
 
-def test_the_converter_ties_by_the_checkpoint_transformers_5_saved(observed):
-    """Both ways text_config's tie and the wrapper's split, the GGUF follows the wrapper's."""
-    ties = {case: observed["llama-cpp"][case][1]["values"]["tie_word_embeddings"] for case in ("tf4-text-untied", "tf4-top-untied")}
+@pytest.mark.parametrize("runtime", ["llama-cpp", "mlx-lm"])
+def test_the_converter_and_mlx_lm_tie_by_the_checkpoint_transformers_5_saved(runtime, observed):
+    """Both ways text_config's tie and the wrapper's split, the GGUF and mlx-lm's gemma3_text (which ties where
+    the weights hold no lm_head) follow the wrapper's."""
+    ties = {case: observed[runtime][case][1]["values"]["tie_word_embeddings"] for case in ("tf4-text-untied", "tf4-top-untied")}
     assert ties == {"tf4-text-untied": True, "tf4-top-untied": False}

@@ -10,7 +10,7 @@ model, never from `model.args`:
 - `partial_rotary_factor`: the RoPE module's dims / head_dim.
 - `head_dim`: q_proj rows / the attention's head count; `num_key_value_heads`: k_proj rows / head_dim.
 - `attention_bias`: which of q/k/v/o_proj have a bias (True = all four, "q/k/v", False = none).
-- `tie_word_embeddings`: whether the built model has no `lm_head`.
+- `tie_word_embeddings`: whether the built model (a multimodal wrapper's language model) has no `lm_head`.
 - `hidden_act`: the MLP (or the experts' SwitchGLU activation) evaluated on a few points with weights that
   make it compute act(x) * 1, matched numerically against silu, erf GELU and tanh GELU.
 - `query_pre_attn_scalar`: `self_attn.scale ** -2`; softcaps from the attention / model attributes.
@@ -79,7 +79,7 @@ def _values(model, tokenizer) -> dict:
         values["sliding_window"] = windows.pop() if len(windows) == 1 else None
     values.update(_rope(layers, kinds, values.get("head_dim")))
     values["attention_bias"] = _attention_bias(attention)
-    values["tie_word_embeddings"] = "lm_head" not in model
+    values["tie_word_embeddings"] = "lm_head" not in getattr(model, "language_model", model)  # a wrapper's text model
     act = _activation(layers[0])
     if act is not None:
         values["hidden_act"] = act
