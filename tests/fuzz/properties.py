@@ -105,9 +105,19 @@ def _contents(model: Path) -> Folder:
     return {p.name: p.read_bytes() for p in model.iterdir() if p.is_file()}
 
 
+def _causal_lm_class(config, architectures):
+    from transformers.models.auto.auto_factory import _get_model_class
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+
+    try:
+        return _get_model_class(config, MODEL_FOR_CAUSAL_LM_MAPPING).__name__
+    except (KeyError, ValueError):  # a class with no causal LM (it loads no model to compare)
+        return architectures
+
+
 def transformers5_reading(directory: Path) -> dict | None:
     """What real transformers 5 runs the model with, or None when it refuses: AutoConfig (everything but its
-    own version) and, under `generate_eos`, the ids generate() stops on, from the generation config
+    own version, `architectures` as the model class AutoModelForCausalLM picks by it) and, under `generate_eos`, the ids generate() stops on, from the generation config
     from_pretrained gives the model (generation_config.json, else one made from config.json).
 
     config.json's eos_token_id is left out of the AutoConfig part when the model type's modeling code does
@@ -127,6 +137,8 @@ def transformers5_reading(directory: Path) -> dict | None:
         logging.disable(logging.NOTSET)
     reading = config.to_dict()
     reading.pop("transformers_version", None)
+    # `architectures` as the model class AutoModelForCausalLM builds for it (names only pick among several)
+    reading["architectures"] = _causal_lm_class(config, reading.get("architectures"))
     if not _modeling_reads_eos(config.model_type):
         reading.pop("eos_token_id", None)
     eos = generation.eos_token_id
