@@ -96,8 +96,9 @@ def _as_float(ctx, key: str, pointer: str, refusing: set[str]) -> Fix | None:
         return None  # beyond 2**53 the float is another number
     if not set(ctx.views) <= set(consumers.names()):
         return None  # what another runtime's reading declares is not known here
-    family = ctx.intent.family
-    kinds = {name: number_kind(consumers.field_type(name, family, key) or "") for name in ctx.views}
+    intent = ctx.intent
+    kinds = {name: number_kind(consumers.field_type(name, consumers.get(name).family_read(intent) or "", key) or "")  # the family it loads
+             for name in ctx.views}
     if "integer" in kinds.values() or not any(kinds[name] == "float" for name in refusing):
         return None
     return Fix(f'write "{key}": {float(value)!r}, the same number as a float', Applicability.SAFE, (Edit("set", pointer, float(value)),))
