@@ -122,14 +122,6 @@ def retyped(config: dict, family: str) -> str:
     return family
 
 
-def named_family(config: dict) -> str | None:
-    """The family the file's model_type names, before AutoConfig's reading of it."""
-    from cfglint.knowledge.transformers5 import FAMILIES
-
-    kind = config.get("model_type")
-    return kind if isinstance(kind, str) and kind in FAMILIES else family_of(config)
-
-
 def resolve_rope(config: dict, default_theta: Any = DEFAULT_THETA, field_defaults: dict | None = None) -> tuple[float, dict | None, str, dict[str, str]]:
     """transformers 5's RoPE resolution: (theta, scaling or None, rope_type, sources of theta and scaling).
     `field_defaults`: the fields the family's config class declares, with their defaults."""
@@ -185,8 +177,8 @@ def intent_of(config: dict) -> Intent:
         from cfglint.readers.intent import family_intent
 
         intent = family_intent(config, family)
-        if family != kind:  # AutoConfig's own reading of model_type
-            intent.named_family = named_family(config)
+        if family != kind:  # AutoConfig's own reading of model_type: the family the file names is model_type's
+            intent.named_family = kind
         return intent
     intent = Intent(
         family=family,
